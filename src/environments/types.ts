@@ -1,0 +1,63 @@
+// The Environment interface: what every environment (NeMo Gym's "resources server") provides —
+// a task_data schema, tools, and verify — plus an optional oracle the mock policy uses to play it.
+import type { z } from 'zod';
+import type { ConversationItem, ResponseCreateParams, ResponseObject } from '../schemas/responses';
+import type { TaskRow } from '../schemas/task';
+import type { VerifyResult } from '../schemas/verify';
+import type { Rng } from '../util/rng';
+
+/** What a tool call returns: an HTTP-like status and a JSON body, sent back to the model as text. */
+export interface ToolReply<State> {
+  status: number;
+  body: unknown;
+  state: State;
+}
+
+export interface ToolContext<Task, State> {
+  task: Task;
+  state: State;
+}
+
+export interface Tool<Task, State, Args = unknown> {
+  /** Validates the arguments object; a failure is answered like FastAPI's 422, never thrown. */
+  args: z.ZodType<Args>;
+  run(args: Args, ctx: ToolContext<Task, State>): Promise<ToolReply<State>> | ToolReply<State>;
+}
+
+/** Asks a judge model through the gateway; environments that grade with an LLM use it in verify. */
+export type JudgeCall = (params: ResponseCreateParams) => Promise<ResponseObject>;
+
+export interface VerifyContext<State> {
+  state: State;
+  judge?: JudgeCall;
+}
+
+export interface OracleOptions {
+  /** Whether this rollout should be answered correctly (drawn by the mock with its accuracy). */
+  correct: boolean;
+  rng: Rng;
+}
+
+export interface Environment<Task extends TaskRow = TaskRow, State = null> {
+  name: string;
+  description: string;
+  /** Validates a task row: the row must carry everything seed, tools and verify need. */
+  taskSchema: z.ZodType<Task>;
+  /** `stateless` environments can be re-verified from a stored rollout alone. */
+  reverifyMode: 'stateless' | 'stateful';
+  seedSession(task: Task): Promise<State> | State;
+  tools: Record<string, Tool<Task, State, any>>;
+  verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
+  /**
+   * The next items a policy would emit, given what it has emitted so far (`history` holds only the
+   * items after the task's input). The mock policy uses it to play the environment.
+   */
+  oracle?(task: Task, history: readonly ConversationItem[], options: OracleOptions): ConversationItem[];
+}
+
+export type AnyEnvironment = Environment<any, any>;
+
+/** A tool reply with the session state unchanged: the common case for stateless tools. */
+export function reply<State>(body: unknown, state: State, status = 200): ToolReply<State> {
+  return { status, body, state };
+}
