@@ -61,3 +61,11 @@ export type AnyEnvironment = Environment<any, any>;
 export function reply<State>(body: unknown, state: State, status = 200): ToolReply<State> {
   return { status, body, state };
 }
+
+/**
+ * Thrown by verify when a judge model could not give a verdict (call failed, no reply). The run
+ * routes the rollout to the sidecar as `judge_failed` instead of scoring it 0.
+ */
+export class JudgeError extends Error {
+  override name = 'JudgeError';
+}

@@ -1,0 +1,132 @@
+// The activities of one rollout's loop: seed the session, one model turn, one tool call. Each is
+// idempotent by (rollout, step, index): a retry after a crash finds the finished file and reuses it,
+// so no model call is paid for twice and no tool mutates state twice.
+import { existsSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
+import type { Gateway } from '../src/gateway/server';
+import type { ModelSpec } from '../src/gateway/spec';
+import { getEnvironment } from '../src/environments/registry';
+import type { AnyEnvironment } from '../src/environments/types';
+import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem } from '../src/schemas/responses';
+import { rolloutId, type RolloutKey } from '../src/schemas/task';
+import { RunStore } from '../src/store/run-store';
+import type { RolloutRef } from '../workflows/definitions';
+import { BadTask, reportingFailures } from './errors';
+import { callModelThroughGateway } from './model-client';
+import { callAt, historyItems, modelTurnPath, readTranscript, seedPath, toolPath, type ModelTurnFile, type ToolFile } from './transcript';
+
+export function idOf(ref: RolloutKey): string {
+  return rolloutId(ref);
+}
+
+export async function loadTask(store: RunStore, env: AnyEnvironment, taskIndex: number) {
+  const row = await store.readTask(taskIndex);
+  const parsed = env.taskSchema.safeParse(row);
+  if (!parsed.success) throw new BadTask(`task ${taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+export function createRolloutStepActivities(deps: { gateway: Gateway }) {
+  return {
+    /** Seeds the session unless the rollout was already recorded (a resumed run skips it). */
+    async startRollout(ref: RolloutRef): Promise<{ recordedReward: number | null }> {
+      return reportingFailures(async () => {
+        const store = new RunStore(ref.runDir);
+        const id = idOf(ref);
+        const recorded = await store.findRollout(id);
+        if (recorded) return { recordedReward: recorded.reward };
+        if (!existsSync(seedPath(store, id))) {
+          const env = getEnvironment(ref.envName);
+          const task = await loadTask(store, env, ref.taskIndex);
+          await store.writeJson(seedPath(store, id), { state: await env.seedSession(task) });
+        }
+        return { recordedReward: null };
+      });
+    },
+
+    async callModel(ref: RolloutRef & { step: number; model: ModelSpec }) {
+      return reportingFailures(async () => {
+        const store = new RunStore(ref.runDir);
+        const id = idOf(ref);
+        const file = modelTurnPath(store, id, ref.step);
+        let turn = await store.readJson<ModelTurnFile>(file);
+        if (!turn) {
+          const env = getEnvironment(ref.envName);
+          const task = await loadTask(store, env, ref.taskIndex);
+          const history = historyItems(await readTranscript(store, id, ref.step));
+          const params = task.responses_create_params;
+          const input: ConversationItem[] = [...inputItems(params.input), ...history];
+          const call = await callModelThroughGateway(deps.gateway, ref.model, { ...params, input }, id, Context.current().cancellationSignal);
+          await store.writeJson(store.modelCallPath(id, call.callId), {
+            call_id: call.callId,
+            rollout_id: id,
+            step: ref.step,
+            attempt: Context.current().info.attempt,
+            backend: call.backend,
+            latency_ms: Math.round(call.latencyMs * 10) / 10,
+            request: { ...params, input_items: input.length, input: undefined },
+            response: call.response,
+          });
+          turn = {
+            callId: call.callId,
+            responseId: call.response.id,
+            model: call.response.model ?? null,
+            output: call.response.output,
+            usage: call.response.usage ?? null,
+            incomplete: !!call.response.incomplete_details,
+          };
+          await store.writeJson(file, turn);
+        }
+        return {
+          callId: turn.callId,
+          functionCalls: functionCalls(turn.output).length,
+          hasAssistantMessage: turn.output.some((i) => i.type !== 'function_call' && i.type !== 'function_call_output' && i.type !== 'reasoning' && i.role === 'assistant'),
+          incomplete: turn.incomplete,
+        };
+      });
+    },
+
+    async callTool(ref: RolloutRef & { step: number; index: number }): Promise<{ status: number }> {
+      return reportingFailures(async () => {
+        const store = new RunStore(ref.runDir);
+        const id = idOf(ref);
+        const file = toolPath(store, id, ref.step, ref.index);
+        const done = await store.readJson<ToolFile>(file);
+        if (done) return { status: done.status };
+        const env = getEnvironment(ref.envName);
+        const task = await loadTask(store, env, ref.taskIndex);
+        const transcript = await readTranscript(store, id);
+        const turn = transcript.turns.find((t) => t.step === ref.step);
+        if (!turn) throw new Error(`rollout ${id} has no model turn ${ref.step}`);
+        const call = callAt(turn.model, ref.index);
+        const result = await runTool(env, task, transcript.state, call.name, call.arguments);
+        const item: FunctionCallOutputItem = { type: 'function_call_output', call_id: call.call_id, output: result.output };
+        await store.writeJson(file, { item, status: result.status, state: result.state } satisfies ToolFile);
+        return { status: result.status };
+      });
+    },
+  };
+}
+
+/**
+ * Runs a tool the way NeMo Gym's agent and FastAPI do: arguments that are not JSON become an error
+ * message for the model; arguments that fail the tool's schema get a 422-style body; an unknown tool
+ * gets a 404 body. All of these go back to the model, they do not fail the rollout.
+ */
+export async function runTool(env: AnyEnvironment, task: unknown, state: unknown, name: string, rawArgs: string) {
+  let args: unknown;
+  try {
+    args = JSON.parse(rawArgs);
+  } catch (e) {
+    return { status: 400, output: JSON.stringify({ error: `Invalid tool call arguments: ${(e as Error).message}` }), state };
+  }
+  const tool = Object.hasOwn(env.tools, name) ? env.tools[name] : undefined;
+  if (!tool) return { status: 404, output: JSON.stringify({ detail: 'Not Found' }), state };
+  const parsed = tool.args.safeParse(args);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => ({ type: i.code, loc: ['body', ...i.path.map(String)], msg: i.message }));
+    return { status: 422, output: JSON.stringify({ detail }), state };
+  }
+  const reply = await tool.run(parsed.data, { task, state });
+  return { status: reply.status, output: JSON.stringify(reply.body), state: reply.state };
+}

@@ -1,0 +1,102 @@
+// `gym eval status|list|resume`: look at runs, and re-attach to one that is running or interrupted.
+import type { Logger } from 'pino';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { GymError } from '../../errors';
+import type { RunMetrics } from '../../metrics/aggregate';
+import { RunStore } from '../../store/run-store';
+import { queryProgress, readManifest, resolveRun, startRun } from '../../runs/client';
+import { RUN_ID, ENV_NAME, MODEL_NAME } from '../../temporal/search-attributes';
+import { intFlag, parseFlags } from '../args';
+import { formatProgress } from '../progress';
+import { formatMetrics } from '../report';
+import { openSession } from '../session';
+import { followRun } from './follow';
+import { setConcurrencySignal } from '../../../workflows/definitions';
+
+const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
+const LIST_USAGE = 'usage: gym eval list [--limit N] [--json]';
+const RESUME_USAGE = 'usage: gym eval resume <run folder> [--concurrency C] [--no-worker]';
+
+function onePositional(positionals: string[], usage: string): string {
+  if (positionals.length !== 1) throw new GymError('BAD_FLAG', `expected one run (its folder or id)\n\n${usage}`);
+  return positionals[0]!;
+}
+
+export async function evalStatus(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, STATUS_USAGE);
+  if (values.help) return say(STATUS_USAGE);
+  const { workflowId, manifest } = await resolveRun(onePositional(positionals, STATUS_USAGE));
+  const session = await openSession(logger, say);
+  try {
+    const handle = session.client.workflow.getHandle(workflowId);
+    let description;
+    try {
+      description = await handle.describe();
+    } catch (e) {
+      if (e instanceof WorkflowNotFoundError) throw new GymError('NOT_FOUND', `no run with workflow id ${workflowId} on ${session.settings.address}`);
+      throw e;
+    }
+    const progress = description.status.name === 'RUNNING' ? await queryProgress(handle) : undefined;
+    const runDir = manifest?.config.runDir ?? (description.memo?.runDir as string | undefined);
+    const metrics = runDir ? await new RunStore(runDir).readJson<RunMetrics>(new RunStore(runDir).metricsPath) : undefined;
+    if (values.json) {
+      say(JSON.stringify({ workflowId, status: description.status.name, runDir, progress, metrics }, null, 2));
+      return;
+    }
+    say(`run ${workflowId}: ${description.status.name.toLowerCase()} (started ${description.startTime.toISOString()})`);
+    if (runDir) say(`folder: ${runDir}`);
+    if (progress) say(formatProgress(progress, 0));
+    if (metrics && description.status.name === 'COMPLETED') say(formatMetrics(metrics, runDir!));
+    if (['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'].includes(description.status.name)) {
+      say(`the run was interrupted; continue it with \`gym eval resume ${runDir ?? '<run folder>'}\``);
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+export async function evalList(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+  const { values } = parseFlags(argv, { json: { type: 'boolean' }, limit: { type: 'string' } }, LIST_USAGE);
+  if (values.help) return say(LIST_USAGE);
+  const limit = intFlag(values, 'limit', { min: 1, fallback: 50 })!;
+  const session = await openSession(logger, say);
+  try {
+    const rows: { run: string; status: string; env: string; model: string; started: string; folder: string }[] = [];
+    for await (const wf of session.client.workflow.list({ query: 'WorkflowType = "evalRunWorkflow"' })) {
+      rows.push({
+        run: String(wf.typedSearchAttributes.get(RUN_ID) ?? wf.workflowId),
+        status: wf.status.name.toLowerCase(),
+        env: String(wf.typedSearchAttributes.get(ENV_NAME) ?? ''),
+        model: String(wf.typedSearchAttributes.get(MODEL_NAME) ?? ''),
+        started: wf.startTime.toISOString(),
+        folder: String(wf.memo?.runDir ?? ''),
+      });
+      if (rows.length >= limit) break;
+    }
+    if (values.json) return say(JSON.stringify(rows, null, 2));
+    if (!rows.length) return say('no runs yet');
+    for (const r of rows) say(`${r.run.padEnd(28)} ${r.status.padEnd(11)} ${r.env.padEnd(26)} ${r.model.padEnd(24)} ${r.started}  ${r.folder}`);
+  } finally {
+    await session.close();
+  }
+}
+
+export async function evalResume(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+  const { values, positionals } = parseFlags(argv, { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' } }, RESUME_USAGE);
+  if (values.help) return say(RESUME_USAGE);
+  const runDir = onePositional(positionals, RESUME_USAGE);
+  const manifest = await readManifest(runDir);
+  if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
+  const concurrency = intFlag(values, 'concurrency', { min: 1 });
+  const resumed = concurrency ? { ...manifest, config: { ...manifest.config, concurrency } } : manifest;
+  const session = await openSession(logger, say);
+  try {
+    const handle = await startRun(session.client, resumed);
+    // An already-running workflow keeps its input, so a new concurrency travels as a signal.
+    if (concurrency) await handle.signal(setConcurrencySignal, concurrency);
+    say(`resuming run ${manifest.run_id} (workflow ${handle.workflowId})`);
+    await followRun({ session, handle, runDir: manifest.config.runDir, withWorker: !values['no-worker'], logger, say });
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,127 @@
+// `gym eval run`: validate everything, then start a durable run and follow it to its metrics.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { GymError } from '../../errors';
+import { environmentNames } from '../../environments/registry';
+import type { ModelSpec } from '../../gateway/spec';
+import { RunConfig } from '../../runs/manifest';
+import { prepareRun, startRun, validateRunInput } from '../../runs/client';
+import { DEFAULT_RETRY } from '../../../workflows/definitions';
+import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
+import { openSession } from '../session';
+import { followRun } from './follow';
+
+export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai> --input <tasks.jsonl> --output <dir> [options]
+
+  --limit N            use the first N task rows
+  --num-repeats K      rollouts per task (default 1)
+  --concurrency C      rollouts in flight (default 8)
+  --max-steps S        model turns per rollout (default: until the model stops calling tools)
+  --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
+  --run-id ID          name of the run (default: derived from the output folder)
+  --detach             start the run and return; workers elsewhere (gym worker start) run it
+  --no-worker          follow the run without running a worker in this process
+mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
+openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
+judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)`;
+
+const FLAGS = {
+  env: { type: 'string' },
+  model: { type: 'string' },
+  input: { type: 'string', short: 'i' },
+  output: { type: 'string', short: 'o' },
+  limit: { type: 'string' },
+  'num-repeats': { type: 'string' },
+  concurrency: { type: 'string' },
+  'max-steps': { type: 'string' },
+  'max-attempts': { type: 'string' },
+  'run-id': { type: 'string' },
+  detach: { type: 'boolean' },
+  'no-worker': { type: 'boolean' },
+  'mock-accuracy': { type: 'string' },
+  'mock-seed': { type: 'string' },
+  'mock-latency-ms': { type: 'string' },
+  'mock-replay': { type: 'string', multiple: true },
+  'model-name': { type: 'string' },
+  'model-url': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  'judge-model': { type: 'string' },
+  'judge-model-name': { type: 'string' },
+  'judge-model-url': { type: 'string' },
+} as const;
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDir: string): ModelSpec | undefined {
+  const backend = values[prefix === '' ? 'model' : 'judge-model'] as string | undefined;
+  if (backend === undefined) return undefined;
+  if (backend === 'mock') {
+    const replay = ((values['mock-replay'] as string[] | undefined) ?? []).map((f) => {
+      if (!existsSync(f)) throw new GymError('NOT_FOUND', `--mock-replay file ${f} does not exist`);
+      return path.resolve(f);
+    });
+    return {
+      backend: 'mock',
+      env: envName,
+      seed: intFlag(values, 'mock-seed', { fallback: 0 })!,
+      accuracy: numberFlag(values, 'mock-accuracy', { min: 0, max: 1, fallback: 1 })!,
+      latency_ms: intFlag(values, 'mock-latency-ms', { min: 0, fallback: 0 })!,
+      tasks_file: path.join(runDir, 'tasks.jsonl'),
+      replay_files: replay,
+    };
+  }
+  if (backend === 'openai') {
+    const name = values[`${prefix}model-name`] as string | undefined;
+    if (!name) throw new GymError('BAD_FLAG', `--${prefix}model openai needs --${prefix}model-name`);
+    const url = values[`${prefix}model-url`] as string | undefined;
+    return { backend: 'openai', model: name, base_url: url, api_key_env: (values['api-key-env'] as string | undefined) ?? 'OPENAI_API_KEY' };
+  }
+  throw new GymError('BAD_FLAG', `--${prefix}model must be "mock" or "openai", got "${backend}"`);
+}
+
+export function buildRunConfig(values: Values): RunConfig {
+  const envName = requireFlag(values, 'env', EVAL_RUN_USAGE);
+  if (!environmentNames().includes(envName)) throw new GymError('BAD_FLAG', `--env: unknown environment "${envName}"; known: ${environmentNames().join(', ')}`);
+  requireFlag(values, 'model', EVAL_RUN_USAGE);
+  const inputFile = path.resolve(requireFlag(values, 'input', EVAL_RUN_USAGE));
+  if (!existsSync(inputFile)) throw new GymError('NOT_FOUND', `--input file ${inputFile} does not exist`);
+  const runDir = path.resolve(requireFlag(values, 'output', EVAL_RUN_USAGE));
+  const runId = (values['run-id'] as string | undefined) ?? path.basename(runDir);
+  const parsed = RunConfig.safeParse({
+    runId,
+    runDir,
+    envName,
+    inputFile,
+    model: modelSpec(values, '', envName, runDir),
+    judgeModel: modelSpec(values, 'judge-', envName, runDir),
+    numRepeats: intFlag(values, 'num-repeats', { min: 1, fallback: 1 }),
+    limit: intFlag(values, 'limit', { min: 1 }),
+    concurrency: intFlag(values, 'concurrency', { min: 1, fallback: 8 }),
+    maxSteps: intFlag(values, 'max-steps', { min: 1 }),
+    retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new GymError('BAD_FLAG', `invalid run settings: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export async function evalRun(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+  const { values, positionals } = parseFlags(argv, FLAGS, EVAL_RUN_USAGE);
+  if (values.help) return say(EVAL_RUN_USAGE);
+  if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
+  const config = buildRunConfig(values);
+  const datasetHash = await validateRunInput(config);
+  const session = await openSession(logger, say);
+  try {
+    const { manifest, resumed } = await prepareRun(config, datasetHash);
+    const handle = await startRun(session.client, manifest);
+    say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
+    if (values.detach) return;
+    await followRun({ session, handle, runDir: config.runDir, withWorker: !values['no-worker'], logger, say });
+  } finally {
+    await session.close();
+  }
+}

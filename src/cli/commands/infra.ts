@@ -1,0 +1,60 @@
+// `gym setup`, `gym server start|stop|status` and `gym worker start`: the embedded Temporal server
+// and the worker process.
+import type { Logger } from 'pino';
+import { GymError } from '../../errors';
+import { ensureTemporalCli } from '../../temporal/cli-binary';
+import { isListening, readServerInfo, startDevServer, stopDevServer } from '../../temporal/dev-server';
+import { temporalSettingsFromEnv } from '../../temporal/connection';
+import { intFlag, parseFlags } from '../args';
+import { openSession, startWorker } from '../session';
+
+const SERVER_USAGE = 'usage: gym server start [--port P] [--ui-port U] [--headless] | gym server stop | gym server status';
+
+export async function setup(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
+  const { values } = parseFlags(argv, {}, 'usage: gym setup');
+  if (values.help) return say('usage: gym setup   (installs the Temporal CLI into the project cache)');
+  say(`Temporal CLI: ${await ensureTemporalCli(say)}`);
+}
+
+export async function server(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
+  const [sub, ...rest] = argv;
+  const { values } = parseFlags(rest, { port: { type: 'string' }, 'ui-port': { type: 'string' }, headless: { type: 'boolean' } }, SERVER_USAGE);
+  if (values.help || !sub) return say(SERVER_USAGE);
+  if (sub === 'start') {
+    const info = await startDevServer({
+      port: intFlag(values, 'port', { min: 1, fallback: 7233 }),
+      uiPort: values.headless ? null : intFlag(values, 'ui-port', { min: 1 }),
+      log: say,
+    });
+    say(`Temporal dev server: ${info.address} (pid ${info.pid}, database ${info.dbFile})${info.uiUrl ? `, Web UI ${info.uiUrl}` : ''}`);
+  } else if (sub === 'stop') {
+    say((await stopDevServer()) ? 'stopped the embedded Temporal server' : 'no embedded Temporal server is running');
+  } else if (sub === 'status') {
+    const info = await readServerInfo();
+    const settings = temporalSettingsFromEnv();
+    if (info && (await isListening(info.address))) say(`embedded server running: ${info.address} (pid ${info.pid}, ${info.dbFile})${info.uiUrl ? `, Web UI ${info.uiUrl}` : ''}`);
+    else if (await isListening(settings.address)) say(`a Temporal server answers at ${settings.address}`);
+    else {
+      say(`no Temporal server answers at ${settings.address}`);
+      process.exitCode = 1;
+    }
+  } else throw new GymError('BAD_FLAG', `unknown server command "${sub}"\n\n${SERVER_USAGE}`);
+}
+
+export async function worker(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+  const [sub, ...rest] = argv;
+  const usage = 'usage: gym worker start';
+  const { values } = parseFlags(rest, {}, usage);
+  if (values.help || sub !== 'start') {
+    if (sub && sub !== 'start') throw new GymError('BAD_FLAG', `unknown worker command "${sub}"\n\n${usage}`);
+    return say(usage);
+  }
+  const session = await openSession(logger, say);
+  const w = await startWorker(session, logger);
+  const stop = () => w.worker.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  say(`worker polling task queue on ${session.settings.address}; gateway at ${w.gateway.url}`);
+  await w.run();
+  await session.close();
+}

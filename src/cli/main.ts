@@ -1,0 +1,61 @@
+// The `gym` command: one table from command words to handlers, and one place that turns errors
+// into a message and an exit status.
+import { GymError, isGymError } from '../errors';
+import { createLogger } from '../util/logger';
+import { evalRun } from './commands/eval-run';
+import { evalList, evalResume, evalStatus } from './commands/eval-manage';
+import { envList } from './commands/env';
+import { server, setup, worker } from './commands/infra';
+
+type Handler = (argv: string[], logger: ReturnType<typeof createLogger>, say: (line: string) => void) => Promise<void>;
+
+const COMMANDS: Record<string, Handler> = {
+  'eval run': evalRun,
+  'eval status': evalStatus,
+  'eval list': evalList,
+  'eval resume': evalResume,
+  'env list': envList,
+  'server': server,
+  'worker': worker,
+  'setup': setup,
+};
+
+const USAGE = `gym — durable LLM/agent environments for evaluation and RL rollouts
+
+  gym eval run --env <name> --model <mock|openai> --input <jsonl> --output <dir>   run an eval (see --help)
+  gym eval status <run>      progress or metrics of a run (folder or id)
+  gym eval list              runs known to the Temporal server
+  gym eval resume <run>      re-attach to a running or interrupted run
+  gym env list               available environments
+  gym server start|stop|status   the embedded Temporal dev server
+  gym worker start           a worker process for the gymflow task queue
+  gym setup                  install the Temporal CLI into the project cache`;
+
+export async function main(argv: string[]): Promise<number> {
+  const say = (line: string) => process.stdout.write(line + '\n');
+  const logger = createLogger('gym');
+  const two = argv.slice(0, 2).join(' ');
+  const key = COMMANDS[two] ? two : argv[0] ?? '';
+  const handler = COMMANDS[key];
+  if (!handler) {
+    if (!argv.length || argv[0] === '--help' || argv[0] === '-h') {
+      say(USAGE);
+      return 0;
+    }
+    process.stderr.write(`gym: unknown command "${argv.join(' ')}"\n\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    await handler(argv.slice(key.split(' ').length), logger, say);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    const err = isGymError(e) ? e : undefined;
+    if (err) {
+      process.stderr.write(`gym: ${err.message}\n${(err.details ?? []).map((d) => `  ${d}\n`).join('')}`);
+      return err.exitStatus;
+    }
+    logger.error({ err: e }, 'unexpected error');
+    process.stderr.write(`gym: unexpected error: ${(e as Error).message ?? String(e)}\n`);
+    return new GymError('INTERNAL', '').exitStatus;
+  }
+}

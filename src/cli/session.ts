@@ -1,0 +1,26 @@
+// What a command needs to talk to Temporal: the server (started if embedded and missing), a client,
+// and, for commands that drive runs, an in-process worker.
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { connectClient, connectWorker, ensureServer, temporalSettingsFromEnv, TASK_QUEUE, type TemporalSettings } from '../temporal/connection';
+import { ensureSearchAttributes } from '../temporal/register-search-attributes';
+import { createGymWorker, installRuntime, type GymWorker } from '../../workers/worker';
+
+export interface Session {
+  settings: TemporalSettings;
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function openSession(logger: Logger, say: (line: string) => void): Promise<Session> {
+  installRuntime(logger);
+  const settings = await ensureServer(temporalSettingsFromEnv(), say);
+  const client = await connectClient(settings);
+  if (!settings.embedded) await ensureSearchAttributes(client, settings.namespace);
+  return { settings, client, close: () => client.connection.close() };
+}
+
+export async function startWorker(session: Session, logger: Logger): Promise<GymWorker> {
+  const connection = await connectWorker(session.settings);
+  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue: TASK_QUEUE, logger });
+}

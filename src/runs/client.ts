@@ -1,0 +1,101 @@
+// The client side of a run: prepare its folder and manifest, start (or re-attach to) its workflow,
+// and find runs again by id or folder. Used by the CLI and by other services in-process.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowIdConflictPolicy } from '@temporalio/common';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { GymError } from '../errors';
+import { getEnvironment } from '../environments/registry';
+import { RunStore } from '../store/run-store';
+import { loadTasks } from '../tasks/load';
+import { TASK_QUEUE } from '../temporal/connection';
+import { AGENT_NAME, ENV_NAME, MODEL_NAME, RUN_ID, RUN_STATUS } from '../temporal/search-attributes';
+import { progressQuery, runWorkflowId, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
+import type { evalRunWorkflow } from '../../workflows/run';
+import { Manifest, buildManifest, type RunConfig } from './manifest';
+
+export interface PreparedRun {
+  manifest: Manifest;
+  /** True when the folder already held this run (same identity): the run resumes. */
+  resumed: boolean;
+}
+
+/** Validates every input row against the environment; returns the dataset hash. */
+export async function validateRunInput(config: RunConfig): Promise<string> {
+  return (await loadTasks(config.inputFile, getEnvironment(config.envName), config.limit)).datasetHash;
+}
+
+/** Writes the manifest; refuses a folder that holds a different run. */
+export async function prepareRun(config: RunConfig, datasetHash: string): Promise<PreparedRun> {
+  const store = new RunStore(config.runDir);
+  const fresh = buildManifest(config, runWorkflowId(config.runId), datasetHash);
+  const existing = await readManifest(config.runDir);
+  if (existing) {
+    if (existing.identity !== fresh.identity) {
+      throw new GymError(
+        'CONFLICT',
+        `${config.runDir} holds run "${existing.run_id}" with a different configuration or dataset (identity ${existing.identity}, now ${fresh.identity}); ` +
+          'choose another --output folder, or resume it with `gym eval resume`',
+      );
+    }
+    // Concurrency and transport may change on resume; the identity may not.
+    const manifest = { ...existing, config: { ...existing.config, concurrency: config.concurrency } };
+    await store.writeJson(store.manifestPath, manifest);
+    return { manifest, resumed: true };
+  }
+  await store.init();
+  await store.writeJson(store.manifestPath, fresh);
+  return { manifest: fresh, resumed: false };
+}
+
+export async function readManifest(runDir: string): Promise<Manifest | undefined> {
+  const raw = await new RunStore(runDir).readJson<unknown>(path.join(runDir, 'manifest.json'));
+  if (raw === undefined) return undefined;
+  const parsed = Manifest.safeParse(raw);
+  if (!parsed.success) throw new GymError('BAD_INPUT', `${runDir}/manifest.json is not a Gymflow manifest: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+export function runInput(config: RunConfig): RunInput {
+  const { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution } = config;
+  return { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution };
+}
+
+/** Starts the run's workflow, or attaches to it when it is already running. */
+export async function startRun(client: Client, manifest: Manifest): Promise<WorkflowHandle<typeof evalRunWorkflow>> {
+  const config = manifest.config;
+  const model = config.model.backend === 'mock' ? `mock:${config.model.env}` : `${config.model.backend}:${config.model.model}`;
+  return client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: manifest.workflow_id,
+    args: [runInput(config)],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    typedSearchAttributes: [
+      { key: RUN_ID, value: config.runId },
+      { key: ENV_NAME, value: config.envName },
+      { key: AGENT_NAME, value: 'simple_agent' },
+      { key: MODEL_NAME, value: model },
+      { key: RUN_STATUS, value: 'running' },
+    ],
+    memo: { runDir: config.runDir, identity: manifest.identity },
+  });
+}
+
+/** A run named by its folder (holding manifest.json) or by its run id. */
+export async function resolveRun(ref: string): Promise<{ workflowId: string; manifest?: Manifest }> {
+  if (existsSync(path.join(ref, 'manifest.json'))) {
+    const manifest = (await readManifest(ref))!;
+    return { workflowId: manifest.workflow_id, manifest };
+  }
+  return { workflowId: runWorkflowId(ref) };
+}
+
+export async function queryProgress(handle: WorkflowHandle): Promise<RunProgress | undefined> {
+  try {
+    return await handle.query(progressQuery);
+  } catch {
+    return undefined;
+  }
+}
+
+export type { RunResult };

@@ -1,0 +1,62 @@
+// A Gymflow worker: the model gateway plus every workflow and activity on one task queue. One
+// process is the default; more processes (on more machines) scale the same queue out.
+import path from 'node:path';
+import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type NativeConnection } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createActivities } from '../activities';
+import { startGateway, type Gateway } from '../src/gateway/server';
+import { PACKAGE_ROOT } from '../src/util/paths';
+
+export const WORKFLOWS_PATH = path.join(PACKAGE_ROOT, 'workflows', 'index.ts');
+
+let runtimeInstalled = false;
+
+/** Routes the SDK's logs through pino; must run before the first connection or worker is made. */
+export function installRuntime(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      const level = entry.level.toLowerCase() as 'warn' | 'error' | 'info' | 'debug' | 'trace';
+      logger[level === 'trace' ? 'debug' : level]({ ...entry.meta, sdk: true }, entry.message);
+    }),
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+  });
+}
+
+export interface GymWorker {
+  worker: Worker;
+  gateway: Gateway;
+  /** Runs until `until` settles (or forever), then shuts down the worker and the gateway. */
+  run<T>(until?: Promise<T>): Promise<T | void>;
+}
+
+export async function createGymWorker(opts: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  logger: Logger;
+  maxConcurrentActivities?: number;
+}): Promise<GymWorker> {
+  const gateway = await startGateway({ logger: opts.logger.child({ component: 'gateway' }) });
+  const worker = await Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities({ gateway }),
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
+    bundlerOptions: { ignoreModules: [] },
+  });
+  return {
+    worker,
+    gateway,
+    async run(until) {
+      try {
+        return until ? await worker.runUntil(until) : await worker.run();
+      } finally {
+        await gateway.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// What the client, the worker and the workflows share: inputs, outcomes, queries and signals.
+// Imported by workflow code, so it holds no Node built-ins and only type imports from src/.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ModelSpec } from '../src/gateway/spec';
+import type { RunMetrics } from '../src/metrics/aggregate';
+
+export interface RetrySettings {
+  /** Attempts per activity before the rollout goes to the sidecar. */
+  maximumAttempts: number;
+  initialIntervalMs: number;
+  maximumIntervalMs: number;
+}
+
+export const DEFAULT_RETRY: RetrySettings = { maximumAttempts: 3, initialIntervalMs: 1000, maximumIntervalMs: 30_000 };
+
+/** A rollout's identity and where its files live; every rollout activity takes this. */
+export interface RolloutRef {
+  runDir: string;
+  envName: string;
+  taskIndex: number;
+  rolloutIndex: number;
+}
+
+export interface RolloutInput extends RolloutRef {
+  model: ModelSpec;
+  judgeModel?: ModelSpec;
+  /** Model turns allowed; unset means NeMo Gym's "unlimited", bounded by a safety cap. */
+  maxSteps?: number;
+  retry: RetrySettings;
+}
+
+export type RolloutOutcome =
+  | { status: 'recorded'; reward: number }
+  | { status: 'failed'; failureClass: string };
+
+export interface RunCounts {
+  /** Next rollout (task × repeat, in order) to start. */
+  cursor: number;
+  done: number;
+  failed: number;
+  rewardSum: number;
+}
+
+export interface RunInput {
+  runId: string;
+  runDir: string;
+  envName: string;
+  inputFile: string;
+  model: ModelSpec;
+  judgeModel?: ModelSpec;
+  numRepeats: number;
+  limit?: number;
+  concurrency: number;
+  maxSteps?: number;
+  retry: RetrySettings;
+  /** Continue-as-new after this many rollouts started in one execution (or when Temporal suggests it). */
+  rolloutsPerExecution?: number;
+  /** Carried across continue-as-new. */
+  total?: number;
+  counts?: RunCounts;
+}
+
+export type RunPhase = 'collating' | 'running' | 'finalizing' | 'completed';
+
+export interface RunProgress {
+  phase: RunPhase;
+  total: number | null;
+  done: number;
+  failed: number;
+  inFlight: number;
+  concurrency: number;
+  paused: boolean;
+  meanReward: number | null;
+}
+
+export interface RunResult {
+  runDir: string;
+  metrics: RunMetrics;
+}
+
+export const progressQuery = defineQuery<RunProgress>('progress');
+export const setConcurrencySignal = defineSignal<[number]>('setConcurrency');
+export const pauseSignal = defineSignal('pause');
+export const resumeSignal = defineSignal('resume');
+
+/** Safety cap on model turns when a run sets no max_steps, so a looping policy cannot run forever. */
+export const STEP_CAP = 100;
+
+export function rolloutWorkflowId(runWorkflowId: string, taskIndex: number, rolloutIndex: number): string {
+  return `${runWorkflowId}/rollout-${taskIndex}-${rolloutIndex}`;
+}
+
+export function runWorkflowId(runId: string): string {
+  return `gymflow-run-${runId}`;
+}
