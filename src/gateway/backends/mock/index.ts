@@ -1,0 +1,155 @@
+// The deterministic mock policy: it recognises the task a request belongs to, then replays a recorded
+// rollout or plays the environment's oracle, answering with real token ids. Same spec, task, rollout
+// id and history → same answer, so tests, demos and benchmarks are reproducible.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { getEnvironment } from '../../../environments/registry';
+import type { AnyEnvironment } from '../../../environments/types';
+import { inputItems, type ConversationItem, type ResponseObject } from '../../../schemas/responses';
+import { TaskRow } from '../../../schemas/task';
+import { hash32, seededRng, type Rng } from '../../../util/rng';
+import { canonicalItems } from '../../canonical';
+import { chatRequestToResponses, randomId, responseToChatCompletion, trainingTokensOf } from '../../convert';
+import type { MockModelSpec } from '../../spec';
+import { turnTokens } from '../../tokens';
+import type { ResponsesRequest } from '../../wire';
+import type { Backend, CallContext } from '../backend';
+import { FileCache, InputIndex, parseJsonl, type PrefixMatch } from './inputs';
+import { RecordedRollout, replayTurn } from './replay';
+
+/** Task and recording indexes, shared by every mock model of one gateway. */
+export interface MockFiles {
+  tasks: FileCache<InputIndex<TaskRow>>;
+  recordings: FileCache<InputIndex<RecordedRollout>>;
+}
+
+export function mockFiles(): MockFiles {
+  return {
+    tasks: new FileCache((text, path) =>
+      new InputIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row }))),
+    ),
+    recordings: new FileCache((text, path) =>
+      new InputIndex(parseJsonl(text, path, RecordedRollout).map((row) => ({ input: row.responses_create_params.input, row }))),
+    ),
+  };
+}
+
+interface Turn {
+  output: ConversationItem[];
+  /** Seeds everything derived from this turn: item ids and log-probs. */
+  seed: string;
+  source: 'replay' | 'oracle' | 'fallback';
+}
+
+const ID_PREFIX: Record<string, string> = { function_call: 'fc', reasoning: 'rs', message: 'msg' };
+
+function hexId(rng: Rng): string {
+  return Array.from({ length: 3 }, () => rng.int(2 ** 32).toString(16).padStart(8, '0')).join('');
+}
+
+function withIds(output: ConversationItem[], seed: string): ConversationItem[] {
+  const rng = seededRng(`${seed}:ids`);
+  return output.map((item) => (item.id ? item : { ...item, id: `${ID_PREFIX[item.type ?? 'message'] ?? 'item'}_${hexId(rng)}` }));
+}
+
+function plainMessage(text: string): ConversationItem {
+  return { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
+  // Looked up at registration, so a misspelt environment fails there rather than on the first call.
+  const env: AnyEnvironment = getEnvironment(spec.env);
+
+  async function longestRecordingMatch(items: readonly string[]): Promise<PrefixMatch<RecordedRollout> | undefined> {
+    let best: PrefixMatch<RecordedRollout> | undefined;
+    for (const file of spec.replay_files) {
+      const match = (await files.recordings.get(file)).match(items);
+      if (!match || (best && match.length < best.length)) continue;
+      best = best && match.length === best.length ? { ...best, rows: [...best.rows, ...match.rows] } : match;
+    }
+    return best;
+  }
+
+  function oracleTurn(task: PrefixMatch<TaskRow> | undefined, items: ConversationItem[], correct: boolean, seed: string, ctx: CallContext): ConversationItem[] {
+    const skip = (reason: string) => {
+      ctx.log.warn({ env: spec.env }, `mock: ${reason}; answering with a plain message`);
+      return [];
+    };
+    if (!task) return skip('no task row matches this conversation, so there is no oracle to play');
+    if (!env.oracle) return skip('the environment has no oracle');
+    const parsed = env.taskSchema.safeParse(task.rows[0]);
+    if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
+    return env.oracle(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed) });
+  }
+
+  async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {
+    const items = inputItems(request.input);
+    const keys = canonicalItems(items);
+    const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
+    const task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
+    const match = recording ?? task;
+    if (!match) {
+      ctx.log.warn({ env: spec.env, tasks_file: spec.tasks_file, replay_files: spec.replay_files }, 'mock: no task matches the request input; answering with a plain message');
+      return {
+        output: [plainMessage(`The mock model found no ${spec.env} task whose input starts this conversation.`)],
+        seed: `${spec.seed}:${hash32(keys.join(','))}:${ctx.rolloutId ?? ''}`,
+        source: 'fallback',
+      };
+    }
+    // One draw per rollout (not per step), so a rollout is either played right or wrong throughout.
+    const rolloutSeed = `${spec.seed}:${hash32(match.inputKey)}:${ctx.rolloutId ?? ''}`;
+    const rolloutRng = seededRng(rolloutSeed);
+    const correct = rolloutRng.next() < spec.accuracy;
+    const seed = `${rolloutSeed}:${items.length - match.length}`;
+
+    if (recording) {
+      const recorded = rolloutRng.pick(recording.rows);
+      const output = replayTurn(recorded.response.output, items.length - recording.length);
+      if (output.length > 0) return { output, seed, source: 'replay' };
+      ctx.log.warn({ env: spec.env }, 'mock: the recorded rollout has no turn left');
+    }
+    const output = oracleTurn(task, items, correct, seed, ctx);
+    if (output.length > 0) return { output, seed, source: 'oracle' };
+    return { output: [plainMessage(`The mock model has no move for this ${spec.env} conversation.`)], seed, source: 'fallback' };
+  }
+
+  async function responses(request: ResponsesRequest, ctx: CallContext): Promise<ResponseObject> {
+    if (spec.latency_ms > 0) await sleep(spec.latency_ms, undefined, { signal: ctx.signal });
+    const turn = await nextTurn(request, ctx);
+    const output = withIds(turn.output, turn.seed);
+    const last = output[output.length - 1]!;
+    // A recorded turn that already carries a model's real token ids keeps them.
+    const tokens = trainingTokensOf(last) ?? turnTokens(request, output, turn.seed);
+    output[output.length - 1] = { ...last, ...tokens };
+    ctx.log.debug({ source: turn.source, items: output.length }, 'mock: turn');
+    const inputTokens = tokens.prompt_token_ids.length;
+    const outputTokens = tokens.generation_token_ids.length;
+    return {
+      id: randomId('resp'),
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      model: ctx.model,
+      status: 'completed',
+      output,
+      usage: {
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
+      incomplete_details: null,
+      // Fields OpenAI's Response type requires, so strict clients (NeMo Gym's pydantic models) accept it.
+      error: null,
+      instructions: request.instructions ?? null,
+      tools: request.tools ?? [],
+      tool_choice: request.tool_choice ?? 'auto',
+      parallel_tool_calls: request.parallel_tool_calls ?? true,
+    };
+  }
+
+  return {
+    kind: 'mock',
+    responses,
+    chatCompletions: async (request, ctx) => responseToChatCompletion(await responses(chatRequestToResponses(request), ctx)),
+  };
+}

@@ -1,0 +1,95 @@
+// Finds which task a request belongs to: the task (or recorded rollout) whose input is a prefix of the
+// request's input. JSONL files are indexed once per version (path + mtime + size), so editing a task
+// file while the gateway runs takes effect on the next call.
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { z } from 'zod';
+import { GymError } from '../../../errors';
+import type { ResponseCreateParams } from '../../../schemas/responses';
+import { canonicalItems } from '../../canonical';
+
+export interface PrefixMatch<Row> {
+  /** Rows whose input is the longest matching prefix (several when a file repeats a task). */
+  rows: Row[];
+  /** Canonical JSON of the matched input: the task's identity for seeding. */
+  inputKey: string;
+  /** How many request items the matched input covers; the rest is the policy's history. */
+  length: number;
+}
+
+/** Rows keyed by their canonical input, looked up by the prefixes of a request. */
+export class InputIndex<Row> {
+  private readonly byInput = new Map<string, Row[]>();
+  private readonly lengths: number[];
+
+  constructor(entries: Iterable<{ input: ResponseCreateParams['input']; row: Row }>) {
+    const lengths = new Set<number>();
+    for (const { input, row } of entries) {
+      const items = canonicalItems(input);
+      const key = `[${items.join(',')}]`;
+      lengths.add(items.length);
+      const rows = this.byInput.get(key);
+      if (rows) rows.push(row);
+      else this.byInput.set(key, [row]);
+    }
+    this.lengths = [...lengths].sort((a, b) => b - a);
+  }
+
+  /** `items` are canonical request items (canonicalItems); only prefix lengths some row has are tried. */
+  match(items: readonly string[]): PrefixMatch<Row> | undefined {
+    for (const length of this.lengths) {
+      if (length > items.length) continue;
+      const inputKey = `[${items.slice(0, length).join(',')}]`;
+      const rows = this.byInput.get(inputKey);
+      if (rows) return { rows, inputKey, length };
+    }
+    return undefined;
+  }
+}
+
+/** Parses a JSONL file's rows with `schema`, naming file and line on the first bad one. */
+export function parseJsonl<T extends z.ZodType>(text: string, path: string, schema: T): z.infer<T>[] {
+  const rows: z.infer<T>[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new GymError('SETUP_FAILED', `${path}:${i + 1}: not JSON (${(e as Error).message})`);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new GymError('SETUP_FAILED', `${path}:${i + 1}: ${issue.path.join('.') || '(row)'}: ${issue.message}`);
+    }
+    rows.push(parsed.data);
+  });
+  return rows;
+}
+
+/** Caches one value per file version; concurrent first calls share one load. */
+export class FileCache<T> {
+  private readonly entries = new Map<string, { version: string; value: Promise<T> }>();
+
+  constructor(private readonly load: (text: string, path: string) => T) {}
+
+  async get(file: string): Promise<T> {
+    const path = resolve(file);
+    let info;
+    try {
+      info = await stat(path);
+    } catch (e) {
+      throw new GymError('SETUP_FAILED', `mock model file ${path} cannot be read: ${(e as Error).message}`);
+    }
+    const version = `${info.mtimeMs}:${info.size}`;
+    const cached = this.entries.get(path);
+    if (cached?.version === version) return cached.value;
+    const value = readFile(path, 'utf8').then((text) => this.load(text, path));
+    this.entries.set(path, { version, value });
+    value.catch(() => {
+      if (this.entries.get(path)?.value === value) this.entries.delete(path);
+    });
+    return value;
+  }
+}

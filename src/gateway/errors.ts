@@ -1,0 +1,46 @@
+// The gateway's errors as OpenAI-compatible clients expect them: an HTTP status and a body
+// `{error:{message,type,code,param}}`. They are GymErrors, so in-process callers see the usual codes.
+import { GymError, isGymError, type ErrorCode } from '../errors';
+
+export type OpenAIErrorType = 'invalid_request_error' | 'upstream_error' | 'server_error';
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: OpenAIErrorType; code: string; param: string | null };
+}
+
+const HTTP_BY_CODE: Partial<Record<ErrorCode, [number, OpenAIErrorType]>> = {
+  BAD_INPUT: [400, 'invalid_request_error'],
+  NOT_FOUND: [404, 'invalid_request_error'],
+  UNREACHABLE: [502, 'upstream_error'],
+};
+
+function gymCodeFor(status: number): ErrorCode {
+  if (status === 404) return 'NOT_FOUND';
+  if (status >= 400 && status < 500) return 'BAD_INPUT';
+  if (status === 502) return 'UNREACHABLE';
+  return 'INTERNAL';
+}
+
+export class GatewayError extends GymError {
+  constructor(
+    readonly status: number,
+    readonly type: OpenAIErrorType,
+    readonly errorCode: string,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(gymCodeFor(status), message);
+    this.name = 'GatewayError';
+  }
+}
+
+/** Status and body for any thrown value: GymError codes keep their meaning, anything else is a 500. */
+export function toHttpError(e: unknown): { status: number; body: OpenAIErrorBody } {
+  if (e instanceof GatewayError) {
+    return { status: e.status, body: { error: { message: e.message, type: e.type, code: e.errorCode, param: e.param } } };
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  const [status, type] = (isGymError(e) && HTTP_BY_CODE[e.code]) || [500, 'server_error' as const];
+  const code = isGymError(e) ? e.code.toLowerCase() : 'internal_error';
+  return { status, body: { error: { message, type, code, param: null } } };
+}

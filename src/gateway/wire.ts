@@ -1,0 +1,100 @@
+// The OpenAI wire shapes the gateway validates at its edge: Responses and Chat Completions requests,
+// and the chat completion it returns or receives. Loose objects, so fields the gateway does not read
+// still reach an upstream model untouched.
+import { z } from 'zod';
+import { ResponseCreateParams, TrainingTokens } from '../schemas/responses';
+
+export const ResponsesRequest = ResponseCreateParams.extend({
+  model: z.string().min(1),
+  stream: z.boolean().nullish(),
+});
+export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
+
+export const ChatContentPart = z.looseObject({ type: z.string() });
+export const ChatContent = z.union([z.string(), z.array(ChatContentPart)]);
+
+export const ChatToolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+const SimpleChatMessage = (role: 'system' | 'developer' | 'user') =>
+  z.looseObject({ role: z.literal(role), content: ChatContent, name: z.string().optional() });
+
+export const AssistantChatMessage = z.looseObject({
+  role: z.literal('assistant'),
+  content: ChatContent.nullish(),
+  tool_calls: z.array(ChatToolCall).nullish(),
+  /** vLLM's reasoning-parser field; `reasoning` is its newer spelling. */
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+  ...TrainingTokens,
+});
+
+export const ToolChatMessage = z.looseObject({ role: z.literal('tool'), tool_call_id: z.string(), content: ChatContent });
+
+export const ChatMessage = z.discriminatedUnion('role', [
+  SimpleChatMessage('system'),
+  SimpleChatMessage('developer'),
+  SimpleChatMessage('user'),
+  AssistantChatMessage,
+  ToolChatMessage,
+]);
+
+export const ChatTool = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+export const ChatCompletionRequest = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(ChatMessage).min(1),
+  tools: z.array(ChatTool).nullish(),
+  tool_choice: z.unknown().optional(),
+  parallel_tool_calls: z.boolean().nullish(),
+  max_tokens: z.number().int().nullish(),
+  max_completion_tokens: z.number().int().nullish(),
+  temperature: z.number().nullish(),
+  top_p: z.number().nullish(),
+  stream: z.boolean().nullish(),
+});
+
+/** A chat request whose model is not chosen yet: what Responses params convert to. */
+export const ChatParams = ChatCompletionRequest.partial({ model: true });
+
+export const ChatUsage = z.looseObject({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().nullish() }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().int().nullish() }).nullish(),
+});
+
+export const ChatCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion').optional(),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number().int(),
+      message: AssistantChatMessage,
+      finish_reason: z.string().nullish(),
+    }),
+  ),
+  usage: ChatUsage.nullish(),
+});
+
+export type ChatContent = z.infer<typeof ChatContent>;
+export type ChatToolCall = z.infer<typeof ChatToolCall>;
+export type ChatMessage = z.infer<typeof ChatMessage>;
+export type AssistantChatMessage = z.infer<typeof AssistantChatMessage>;
+export type ChatTool = z.infer<typeof ChatTool>;
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
+export type ChatParams = z.infer<typeof ChatParams>;
+export type ChatCompletion = z.infer<typeof ChatCompletion>;

@@ -1,0 +1,100 @@
+// A FAKE OpenAI upstream for tests: a real node:http server on 127.0.0.1 that speaks the OpenAI wire
+// protocol (POST /v1/responses, POST /v1/chat/completions, OpenAI error bodies) and records every
+// request it receives, headers included, so tests can check what the gateway sent.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+export interface FakeOpenAIUpstream {
+  /** Base URL with /v1, as an OpenAI client wants it. */
+  url: string;
+  requests: RecordedRequest[];
+  /** From now on, answers every request with this status and an OpenAI error body. */
+  failWith(status: number, message: string): void;
+  /** From now on, answers every request with exactly this status and JSON body. */
+  respondWith(status: number, body: unknown): void;
+  close(): Promise<void>;
+}
+
+function responseFor(body: any) {
+  return {
+    id: 'resp_fake0001',
+    object: 'response',
+    created_at: 1_700_000_000,
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: body.instructions ?? null,
+    model: `${body.model}-2025-01-01`,
+    output: [
+      {
+        type: 'message',
+        id: 'msg_fake0001',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: 'Hello from the fake upstream.', annotations: [] }],
+      },
+    ],
+    parallel_tool_calls: true,
+    temperature: 1,
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    usage: { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 6, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 18 },
+  };
+}
+
+function chatCompletionFor(body: any) {
+  return {
+    id: 'chatcmpl-fake0001',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: `${body.model}-2025-01-01`,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi from the fake upstream.', refusal: null }, finish_reason: 'stop', logprobs: null }],
+    usage: { prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 },
+  };
+}
+
+export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
+  const requests: RecordedRequest[] = [];
+  let fixed: { status: number; body: unknown } | undefined;
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text ? JSON.parse(text) : undefined;
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+    const send = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_fake${requests.length}` });
+      res.end(JSON.stringify(payload));
+    };
+    if (fixed) return send(fixed.status, fixed.body);
+    if (req.method === 'POST' && req.url === '/v1/responses') return send(200, responseFor(body));
+    if (req.method === 'POST' && req.url === '/v1/chat/completions') return send(200, chatCompletionFor(body));
+    send(404, { error: { message: `fake upstream has no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    failWith(status, message) {
+      fixed = { status, body: { error: { message, type: 'invalid_request_error', param: null, code: 'fake_failure' } } };
+    },
+    respondWith(status, body) {
+      fixed = { status, body };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
