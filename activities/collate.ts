@@ -7,6 +7,7 @@ import { isGymError } from '../src/errors';
 import { writeFileAtomic } from '../src/store/jsonl';
 import { RunStore } from '../src/store/run-store';
 import { loadTasks } from '../src/tasks/load';
+import { runActivity } from './envelope';
 
 export interface CollateInput {
   runDir: string;
@@ -16,7 +17,11 @@ export interface CollateInput {
   numRepeats: number;
 }
 
-export async function collateRun(input: CollateInput): Promise<{ taskCount: number; rolloutCount: number }> {
+export function collateRun(input: CollateInput): Promise<{ taskCount: number; rolloutCount: number }> {
+  return runActivity(() => collate(input));
+}
+
+async function collate(input: CollateInput): Promise<{ taskCount: number; rolloutCount: number }> {
   const store = new RunStore(input.runDir);
   await store.init();
   if (!existsSync(store.tasksPath)) {

@@ -1,5 +1,7 @@
-// How activities report failures to the workflow: an ApplicationFailure whose type names the cause
-// (BadTask is never retried) and whose details carry the attempt, for the sidecar record.
+// What every activity body runs inside: a heartbeat while it works (so a killed worker's activities
+// are retried elsewhere within the heartbeat timeout, not after the long start-to-close timeout),
+// and failures reported as an ApplicationFailure whose type names the cause (BadTask is never
+// retried) and whose details carry the attempt, for the sidecar record.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 
@@ -11,7 +13,10 @@ export class ModelCallError extends Error {
   override name = 'ModelCallError';
 }
 
-export async function reportingFailures<T>(fn: () => Promise<T>): Promise<T> {
+export async function runActivity<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timeoutMs = ctx.info.heartbeatTimeoutMs;
+  const beat = timeoutMs ? setInterval(() => ctx.heartbeat(), Math.max(100, timeoutMs / 3)) : undefined;
   try {
     return await fn();
   } catch (err) {
@@ -21,8 +26,10 @@ export async function reportingFailures<T>(fn: () => Promise<T>): Promise<T> {
       type: e.name,
       message: e.message,
       nonRetryable: e instanceof BadTask,
-      details: [{ attempt: Context.current().info.attempt }],
+      details: [{ attempt: ctx.info.attempt }],
       cause: e,
     });
+  } finally {
+    clearInterval(beat);
   }
 }

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
 import { ResponseObject, type ResponseCreateParams } from '../src/schemas/responses';
-import { ModelCallError } from './errors';
+import { ModelCallError } from './envelope';
 
 export interface ModelCallResult {
   callId: string;

@@ -12,7 +12,7 @@ import type { VerifyResult } from '../src/schemas/verify';
 import { RunStore } from '../src/store/run-store';
 import type { RolloutRef } from '../workflows/definitions';
 import type { FailureDescription } from '../workflows/failure';
-import { reportingFailures } from './errors';
+import { runActivity } from './envelope';
 import { callModelThroughGateway } from './model-client';
 import { idOf, loadTask } from './rollout-steps';
 import { readTranscript, historyItems, totalUsage, verifyPath, type Transcript } from './transcript';
@@ -39,7 +39,7 @@ function episodeResponse(transcript: Transcript): ResponseObject {
 export function createResultActivities(deps: { gateway: Gateway }) {
   return {
     async verifyRollout(ref: RolloutRef & { judgeModel?: ModelSpec }): Promise<{ reward: number }> {
-      return reportingFailures(async () => {
+      return runActivity(async () => {
         const store = new RunStore(ref.runDir);
         const id = idOf(ref);
         const done = await store.readJson<VerifyFile>(verifyPath(store, id));
@@ -59,7 +59,7 @@ export function createResultActivities(deps: { gateway: Gateway }) {
     },
 
     async recordRollout(ref: RolloutRef): Promise<{ reward: number }> {
-      return reportingFailures(async () => {
+      return runActivity(async () => {
         const store = new RunStore(ref.runDir);
         const id = idOf(ref);
         const verified = await store.readJson<VerifyFile>(verifyPath(store, id));
@@ -81,6 +81,7 @@ export function createResultActivities(deps: { gateway: Gateway }) {
     },
 
     async recordFailure(ref: RolloutRef & FailureDescription): Promise<void> {
+      return runActivity(async () => {
       const store = new RunStore(ref.runDir);
       const record: FailureRecord = {
         _ng_task_index: ref.taskIndex,
@@ -93,9 +94,11 @@ export function createResultActivities(deps: { gateway: Gateway }) {
         failed_at: new Date().toISOString(),
       };
       await store.appendFailure(record);
+      });
     },
 
     async finalizeRun(input: { runDir: string; expected: number }): Promise<RunMetrics> {
+      return runActivity(async () => {
       const store = new RunStore(input.runDir);
       const { rollouts, failures } = await store.compactResults();
       const metrics = computeRunMetrics({
@@ -105,6 +108,7 @@ export function createResultActivities(deps: { gateway: Gateway }) {
       });
       await store.writeJson(store.metricsPath, metrics);
       return metrics;
+      });
     },
   };
 }

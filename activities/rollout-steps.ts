@@ -11,7 +11,7 @@ import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutp
 import { rolloutId, type RolloutKey } from '../src/schemas/task';
 import { RunStore } from '../src/store/run-store';
 import type { RolloutRef } from '../workflows/definitions';
-import { BadTask, reportingFailures } from './errors';
+import { BadTask, runActivity } from './envelope';
 import { callModelThroughGateway } from './model-client';
 import { callAt, historyItems, modelTurnPath, readTranscript, seedPath, toolPath, type ModelTurnFile, type ToolFile } from './transcript';
 
@@ -30,7 +30,7 @@ export function createRolloutStepActivities(deps: { gateway: Gateway }) {
   return {
     /** Seeds the session unless the rollout was already recorded (a resumed run skips it). */
     async startRollout(ref: RolloutRef): Promise<{ recordedReward: number | null }> {
-      return reportingFailures(async () => {
+      return runActivity(async () => {
         const store = new RunStore(ref.runDir);
         const id = idOf(ref);
         const recorded = await store.findRollout(id);
@@ -45,7 +45,7 @@ export function createRolloutStepActivities(deps: { gateway: Gateway }) {
     },
 
     async callModel(ref: RolloutRef & { step: number; model: ModelSpec }) {
-      return reportingFailures(async () => {
+      return runActivity(async () => {
         const store = new RunStore(ref.runDir);
         const id = idOf(ref);
         const file = modelTurnPath(store, id, ref.step);
@@ -87,7 +87,7 @@ export function createRolloutStepActivities(deps: { gateway: Gateway }) {
     },
 
     async callTool(ref: RolloutRef & { step: number; index: number }): Promise<{ status: number }> {
-      return reportingFailures(async () => {
+      return runActivity(async () => {
         const store = new RunStore(ref.runDir);
         const id = idOf(ref);
         const file = toolPath(store, id, ref.step, ref.index);

@@ -9,9 +9,11 @@ export interface RetrySettings {
   maximumAttempts: number;
   initialIntervalMs: number;
   maximumIntervalMs: number;
+  /** A worker that stops heartbeating for this long is presumed dead and its activity retried. */
+  heartbeatTimeoutMs: number;
 }
 
-export const DEFAULT_RETRY: RetrySettings = { maximumAttempts: 3, initialIntervalMs: 1000, maximumIntervalMs: 30_000 };
+export const DEFAULT_RETRY: RetrySettings = { maximumAttempts: 3, initialIntervalMs: 1000, maximumIntervalMs: 30_000, heartbeatTimeoutMs: 30_000 };
 
 /** A rollout's identity and where its files live; every rollout activity takes this. */
 export interface RolloutRef {

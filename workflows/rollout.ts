@@ -9,6 +9,7 @@ import { describeFailure, type RolloutStage } from './failure';
 export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutOutcome> {
   const acts = proxyActivities<Activities>({
     startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: input.retry.heartbeatTimeoutMs,
     retry: {
       maximumAttempts: input.retry.maximumAttempts,
       initialInterval: input.retry.initialIntervalMs,

@@ -20,7 +20,7 @@ export const RunConfig = z.object({
   limit: z.number().int().min(1).optional(),
   concurrency: z.number().int().min(1),
   maxSteps: z.number().int().min(1).optional(),
-  retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1) }),
+  retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1), heartbeatTimeoutMs: z.number().int().min(100) }),
   rolloutsPerExecution: z.number().int().min(1).optional(),
 });
 export type RunConfig = z.infer<typeof RunConfig>;

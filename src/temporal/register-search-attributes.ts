@@ -1,7 +1,7 @@
 // Registers Gymflow's search attributes on a server that lacks them (the embedded server gets them
 // at start; an existing cluster gets them here, once).
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 export async function ensureSearchAttributes(client: Client, namespace: string): Promise<void> {
@@ -12,6 +12,6 @@ export async function ensureSearchAttributes(client: Client, namespace: string):
   if (!missing.length) return;
   await operator.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(missing.map((k) => [k.name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
   });
 }

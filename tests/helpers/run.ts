@@ -43,7 +43,7 @@ export function runConfig(opts: {
     limit: opts.limit,
     concurrency: opts.concurrency ?? 4,
     maxSteps: opts.maxSteps,
-    retry: { ...DEFAULT_RETRY, initialIntervalMs: 200, maximumIntervalMs: 1000, maximumAttempts: opts.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts },
+    retry: { ...DEFAULT_RETRY, initialIntervalMs: 200, maximumIntervalMs: 1000, heartbeatTimeoutMs: 5000, maximumAttempts: opts.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts },
     rolloutsPerExecution: opts.rolloutsPerExecution,
   });
 }

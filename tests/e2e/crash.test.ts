@@ -1,0 +1,91 @@
+// Durability under crashes, on a real Temporal dev server: a 200-rollout run survives its worker
+// being SIGKILLed twice, and the Temporal server being killed and restarted on the same SQLite file.
+// Either way, every task × repeat ends with exactly one record and no torn line.
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+import { runConfig, startRunWorkflow, tempDir } from '../helpers/run';
+import { spawnWorker, waitFor, type WorkerProcess } from '../helpers/worker-process';
+import type { RunResult } from '../../workflows/definitions';
+
+const INPUT = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
+const TASKS = 5;
+const REPEATS = 40;
+
+function recordedLines(runDir: string): string[] {
+  const file = path.join(runDir, 'rollouts.jsonl');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+function assertExactlyOnce(runDir: string, result: RunResult) {
+  const text = readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  const rows = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { _ng_rollout_id: string; reward: number });
+  const failures = existsSync(path.join(runDir, 'failures.jsonl')) ? readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
+  const ids = rows.map((r) => r._ng_rollout_id);
+  expect(new Set(ids).size).toBe(ids.length);
+  const expected = [];
+  for (let t = 0; t < TASKS; t++) for (let r = 0; r < REPEATS; r++) expected.push(`${t}-${r}`);
+  expect([...ids].sort()).toEqual(expected.sort());
+  expect(failures).toEqual([]);
+  expect(result.metrics.rollouts_recorded).toBe(TASKS * REPEATS);
+  expect(result.metrics.coverage).toBe(1);
+}
+
+let server: TestServer;
+const workers: WorkerProcess[] = [];
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.kill()));
+  await server?.stop();
+});
+
+function startWorker(): WorkerProcess {
+  const w = spawnWorker({ TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir });
+  workers.push(w);
+  return w;
+}
+
+async function crashRun(runDir: string, crash: (done: number) => Promise<void>) {
+  const config = runConfig({
+    runDir,
+    envName: 'example_multi_step',
+    inputFile: INPUT,
+    numRepeats: REPEATS,
+    concurrency: 10,
+    rolloutsPerExecution: 60,
+    model: { accuracy: 0.7, seed: 7, latency_ms: 5 },
+    maximumAttempts: 20,
+  });
+  const handle = await startRunWorkflow(server, config);
+  await crash(0);
+  return (await handle.result()) as RunResult;
+}
+
+describe('a 200-rollout run', () => {
+  it('completes exactly once although its worker is SIGKILLed twice', async () => {
+    const runDir = await tempDir('gymflow-crash-worker-');
+    let worker = startWorker();
+    const result = await crashRun(runDir, async () => {
+      for (const threshold of [40, 110]) {
+        await waitFor(() => (worker.assertAlive(), recordedLines(runDir).length >= threshold), `${threshold} records`);
+        await worker.kill('SIGKILL');
+        worker = startWorker();
+      }
+    });
+    assertExactlyOnce(runDir, result);
+  }, 300_000);
+
+  it('completes exactly once although the Temporal server is killed and restarted mid-run', async () => {
+    const runDir = await tempDir('gymflow-crash-server-');
+    const worker = startWorker();
+    const result = await crashRun(runDir, async () => {
+      await waitFor(() => (worker.assertAlive(), recordedLines(runDir).length >= 60), '60 records');
+      await server.restart('SIGKILL');
+    });
+    assertExactlyOnce(runDir, result);
+  }, 300_000);
+});
