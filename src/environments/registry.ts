@@ -3,8 +3,27 @@ import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
 import { exampleSingleToolCall } from './example_single_tool_call';
 import { exampleMultiStep } from './example_multi_step';
+import { exampleSessionStateMgmt } from './example_session_state_mgmt';
+import { exampleToolCallMultireward } from './example_tool_call_multireward';
+import { guiCoordinate } from './gui_coordinate';
+import { mcqa } from './mcqa';
+import {
+  parallelToolCallsSingleStepToolUseWithArgumentComparison,
+  singleStepToolUseWithArgumentComparison,
+} from './single_step_tool_use_with_argument_comparison';
+import { stringMatch } from './string_match';
 
-const ENVIRONMENTS: readonly AnyEnvironment[] = [exampleSingleToolCall, exampleMultiStep];
+const ENVIRONMENTS: readonly AnyEnvironment[] = [
+  mcqa,
+  stringMatch,
+  guiCoordinate,
+  exampleSingleToolCall,
+  exampleMultiStep,
+  exampleSessionStateMgmt,
+  exampleToolCallMultireward,
+  singleStepToolUseWithArgumentComparison,
+  parallelToolCallsSingleStepToolUseWithArgumentComparison,
+];
 
 const byName = new Map(ENVIRONMENTS.map((env) => [env.name, env]));
 

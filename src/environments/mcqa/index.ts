@@ -1,0 +1,71 @@
+// NeMo Gym's mcqa: a multiple-choice question; the answer letter is read from the model's whole
+// episode text (by the task's output_regex, else its grading mode) and must equal expected_answer.
+import { z } from 'zod';
+import { outputText } from '../../schemas/responses';
+import { TaskRow } from '../../schemas/task';
+import type { Environment } from '../types';
+import { assistantMessage } from '../example_single_tool_call';
+import { GRADING_MODES, allowedLetters, letterForMode, letterFromTemplateRegexes, type GradingMode } from './grading';
+import { pyStrip } from './python_str';
+
+export const McqaTask = TaskRow.extend({
+  uuid: z.string().nullish(),
+  options: z.array(z.record(z.string(), z.string().nullable())).nullish(),
+  expected_answer: z.string().nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  // NeMo Gym accepts lenient_answer_colon_md only as a server setting; here a task may choose it too.
+  grading_mode: z.enum(GRADING_MODES).optional(),
+  template_metadata: z
+    .looseObject({ output_regex: z.union([z.string(), z.array(z.string())]).optional() })
+    .nullish(),
+});
+export type McqaTask = z.infer<typeof McqaTask>;
+
+const DEFAULT_MODE: GradingMode = 'strict_single_letter_boxed';
+
+/** The letter the episode's text chooses, or null. */
+export function extractAnswer(task: McqaTask, text: string): string | null {
+  const allowed = allowedLetters(task.options);
+  const patterns = task.template_metadata?.output_regex;
+  const fromTemplate = patterns === undefined ? null : letterFromTemplateRegexes(text, patterns, task.options, allowed);
+  return fromTemplate ?? letterForMode(task.grading_mode ?? DEFAULT_MODE, text, task.options, allowed);
+}
+
+function failureReason(text: string, gold: string, extracted: string | null): string {
+  if (text === '') return 'empty_response';
+  if (gold === '') return 'no_expected_answer';
+  return extracted === null ? 'no_answer_extracted' : 'wrong_answer';
+}
+
+export const mcqa: Environment<McqaTask, null> = {
+  name: 'mcqa',
+  description: 'Multiple-choice questions; reward 1.0 when the extracted option letter equals expected_answer.',
+  taskSchema: McqaTask,
+  reverifyMode: 'stateless',
+  seedSession: () => null,
+  tools: {},
+  verify(task, response) {
+    const gold = pyStrip(task.expected_answer ?? '').toUpperCase();
+    const text = pyStrip(outputText(response.output));
+    const extracted = text === '' ? null : extractAnswer(task, text);
+    const correct = extracted !== null && gold !== '' && extracted === gold;
+    return {
+      reward: correct ? 1.0 : 0.0,
+      expected_answer: gold,
+      extracted_answer: extracted,
+      ...(correct ? {} : { failure_reason: failureReason(text, gold, extracted) }),
+    };
+  },
+  oracle(task, _history, { correct, rng }) {
+    const gold = pyStrip(task.expected_answer ?? '').toUpperCase();
+    const letters = [...allowedLetters(task.options)];
+    const pool = letters.length > 1 ? letters : ['A', 'B', 'C', 'D'];
+    const wrong = pool.filter((l) => l !== gold);
+    const letter = correct && gold !== '' ? gold : rng.pick(wrong);
+    // Both a box and an "Answer:" line, so every grading mode (and box-based templates) can read it.
+    const text =
+      'Let me weigh each option against the question and rule out the ones that do not fit.\n' +
+      `Option ${letter} is the best fit.\n\n\\boxed{${letter}}\n\nAnswer: ${letter}`;
+    return [assistantMessage(text)];
+  },
+};
