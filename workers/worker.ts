@@ -16,6 +16,8 @@ export function installRuntime(logger: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
+    // Commands handle their own signals: Ctrl-C must leave the run resumable and say so.
+    shutdownSignals: [],
     logger: new DefaultLogger('WARN', (entry) => {
       const level = entry.level.toLowerCase() as 'warn' | 'error' | 'info' | 'debug' | 'trace';
       logger[level === 'trace' ? 'debug' : level]({ ...entry.meta, sdk: true }, entry.message);
@@ -46,7 +48,9 @@ export async function createGymWorker(opts: {
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities({ gateway }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
-    bundlerOptions: { ignoreModules: [] },
+    // On Ctrl-C or SIGTERM, in-flight model and tool calls get time to finish and report, so the
+    // run does not wait out their heartbeat timeout before retrying them.
+    shutdownGraceTime: '10s',
   });
   return {
     worker,

@@ -7,6 +7,7 @@ import type { RunResult } from '../../../workflows/definitions';
 import { createProgressReporter } from '../progress';
 import { formatMetrics } from '../report';
 import { startWorker, type Session } from '../session';
+import type { GymWorker } from '../../../workers/worker';
 
 export async function followRun(opts: {
   session: Session;
@@ -15,10 +16,25 @@ export async function followRun(opts: {
   withWorker: boolean;
   logger: Logger;
   say: (line: string) => void;
-}): Promise<RunResult> {
+}): Promise<RunResult | undefined> {
   const { session, handle, say } = opts;
-  const worker = opts.withWorker ? await startWorker(session, opts.logger) : undefined;
   const reporter = createProgressReporter();
+  let worker: GymWorker | undefined;
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    reporter.finish();
+    say(`interrupted: the run is kept in Temporal; continue it with \`gym eval resume ${opts.runDir}\``);
+    worker?.worker.shutdown();
+    process.exitCode = 130;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  if (opts.withWorker) worker = await startWorker(session, opts.logger);
+  if (interrupted) {
+    worker?.worker.shutdown();
+    return undefined;
+  }
   const result = handle.result() as Promise<RunResult>;
   let stopped = false;
   const poll = (async () => {
@@ -28,19 +44,15 @@ export async function followRun(opts: {
       await new Promise((r) => setTimeout(r, 1000));
     }
   })();
-  const onSignal = () => {
-    reporter.finish();
-    say(`interrupted: the run is kept in Temporal; continue it with \`gym eval resume ${opts.runDir}\``);
-    worker?.worker.shutdown();
-    process.exitCode = 130;
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
     const out = worker ? ((await worker.run(result)) as RunResult) : await result;
     reporter.finish();
     say(formatMetrics(out.metrics, opts.runDir));
     return out;
+  } catch (e) {
+    // After Ctrl-C the worker stops before the run ends; that is the point, not an error.
+    if (interrupted) return undefined;
+    throw e;
   } finally {
     stopped = true;
     await poll;

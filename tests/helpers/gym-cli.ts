@@ -1,0 +1,28 @@
+// Runs the real `gym` command as a subprocess, the way a user does.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+export const GYM = path.resolve(import.meta.dirname, '../../bin/gym.mjs');
+
+export interface GymResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function gym(args: string[], env: Record<string, string | undefined> = {}, opts: { timeoutMs?: number; /** Polled every 200 ms; call `interrupt` to send Ctrl-C. */ watch?: (interrupt: () => void) => void } = {}): Promise<GymResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [GYM, ...args], { env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    const watcher = opts.watch ? setInterval(() => opts.watch!(() => child.kill('SIGINT')), 200) : undefined;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      clearInterval(watcher);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
