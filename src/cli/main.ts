@@ -5,6 +5,7 @@ import { createLogger } from '../util/logger';
 import { evalRun } from './commands/eval-run';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { envList } from './commands/env';
+import { envServe } from './commands/env-serve';
 import { server, setup, worker } from './commands/infra';
 
 type Handler = (argv: string[], logger: ReturnType<typeof createLogger>, say: (line: string) => void) => Promise<void>;
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval list': evalList,
   'eval resume': evalResume,
   'env list': envList,
+  'env serve': envServe,
   'server': server,
   'worker': worker,
   'setup': setup,
@@ -27,6 +29,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval list              runs known to the Temporal server
   gym eval resume <run>      re-attach to a running or interrupted run
   gym env list               available environments
+  gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
   gym setup                  install the Temporal CLI into the project cache`;

@@ -1,0 +1,114 @@
+// A NeMo Gym resources server elsewhere, played as one of our environments over HTTP. The session
+// cookie is the rollout's state, so a rollout resumed on another worker keeps its server session.
+import { request } from 'undici';
+import { z } from 'zod';
+import { GymError } from '../../errors';
+import { TaskRow } from '../../schemas/task';
+import { VerifyResult } from '../../schemas/verify';
+import { cookiePairs, toolNameProblem } from '../server/protocol';
+import { JudgeError, type Environment, type Tool } from '../types';
+
+export interface RemoteEnvironmentConfig {
+  name: string;
+  /** Where the resources server answers, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /**
+   * The tools to forward. A call to any other name is answered here with the 404 the server's own
+   * router would give, without a request: the model picks the name, and forwarding any name would let
+   * it reach `/seed_session` or `/verify`.
+   */
+  tools?: readonly string[];
+  /** What `GET /reverify_mode` would say; taken from config because the interface is synchronous. */
+  reverifyMode?: 'stateless' | 'stateful';
+  description?: string;
+}
+
+/** The `Cookie` header to send, e.g. `session=…`; empty before the server has set one. */
+export interface RemoteState {
+  cookie: string;
+}
+
+/** Folds `Set-Cookie` headers into a `Cookie` header: a cookie set again replaces its old value. */
+export function mergeCookies(cookie: string, setCookie: string | string[] | undefined): string {
+  const jar = new Map(cookiePairs(cookie));
+  for (const header of [setCookie ?? []].flat()) for (const [name, value] of cookiePairs(header.split(';')[0]!)) jar.set(name, value);
+  return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+}
+
+function parseJsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Environment<TaskRow, RemoteState> {
+  const problems = (config.tools ?? []).flatMap((name) => toolNameProblem(name) ?? []);
+  if (problems.length) throw new GymError('BAD_INPUT', `remote environment ${config.name}: ${problems.join('; ')}`);
+  const base = new URL(config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
+
+  /** One POST; any status comes back, only a failure to get an answer throws (so the activity is retried). */
+  async function post(route: string, body: unknown, cookie: string): Promise<{ status: number; text: string; cookie: string }> {
+    const url = new URL(route, base);
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+        body: JSON.stringify(body),
+        // NeMo Gym sets no timeouts either: a tool may run for long, and the activity's timeout bounds it.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, text, cookie: mergeCookies(cookie, res.headers['set-cookie']) };
+    } catch (e) {
+      throw new GymError('UNREACHABLE', `environment ${config.name}: POST ${url.href} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** The JSON of a 2xx answer to a protocol route; anything else is the server's fault, not the model's. */
+  function expectJson(route: string, reply: { status: number; text: string }): Record<string, unknown> {
+    const body = parseJsonOrText(reply.text);
+    if (reply.status < 200 || reply.status >= 300 || typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new GymError('UNREACHABLE', `environment ${config.name}: /${route} answered ${reply.status}: ${reply.text.slice(0, 500)}`);
+    }
+    return body as Record<string, unknown>;
+  }
+
+  const proxy = (name: string): Tool<TaskRow, RemoteState> => ({
+    // The server validates the arguments and answers 422 itself, as it would for a NeMo Gym agent.
+    args: z.unknown(),
+    async run(args, { state }) {
+      const reply = await post(name, args, state.cookie);
+      return { status: reply.status, body: parseJsonOrText(reply.text), state: { cookie: reply.cookie } };
+    },
+  });
+
+  return {
+    name: config.name,
+    description: config.description ?? `NeMo Gym resources server at ${base.href}`,
+    taskSchema: TaskRow,
+    reverifyMode: config.reverifyMode ?? 'stateful',
+    tools: Object.fromEntries((config.tools ?? []).map((name) => [name, proxy(name)])),
+
+    async seedSession(task) {
+      const reply = await post('seed_session', task, '');
+      expectJson('seed_session', reply);
+      return { cookie: reply.cookie };
+    },
+
+    async verify(task, response, { state }) {
+      const body = expectJson('verify', await post('verify', { ...task, response }, state.cookie));
+      if (body._ng_failure_class === 'judge_failed') throw new JudgeError(String(body._ng_failure_judge_error ?? 'the remote judge gave no verdict'));
+      if (body._ng_failure_class !== undefined) {
+        throw new GymError('UNREACHABLE', `environment ${config.name}: /verify reported failure class ${String(body._ng_failure_class)}`);
+      }
+      // The server echoes the request; the record already holds the task and the episode.
+      const { response: _response, responses_create_params: _params, ...fields } = body;
+      const result = VerifyResult.safeParse(fields);
+      if (!result.success) throw new GymError('UNREACHABLE', `environment ${config.name}: /verify answered without a numeric reward: ${JSON.stringify(fields).slice(0, 500)}`);
+      return result.data;
+    },
+  };
+}
