@@ -6,7 +6,7 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: end-to-end files each start a Temporal server and a worker, so run two files at once.
     maxWorkers: 2,
-    testTimeout: 60_000,
+    testTimeout: 180_000,
     hookTimeout: 120_000,
   },
 });

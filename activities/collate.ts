@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { ApplicationFailure } from '@temporalio/common';
 import { getEnvironment } from '../src/environments/registry';
+import type { AgentKind } from '../src/environments/types';
 import { isGymError } from '../src/errors';
 import { writeFileAtomic } from '../src/store/jsonl';
 import { RunStore } from '../src/store/run-store';
@@ -17,11 +18,17 @@ export interface CollateInput {
   numRepeats: number;
 }
 
-export function collateRun(input: CollateInput): Promise<{ taskCount: number; rolloutCount: number }> {
+export interface Collated {
+  taskCount: number;
+  rolloutCount: number;
+  agent: AgentKind;
+}
+
+export function collateRun(input: CollateInput): Promise<Collated> {
   return runActivity(() => collate(input));
 }
 
-async function collate(input: CollateInput): Promise<{ taskCount: number; rolloutCount: number }> {
+async function collate(input: CollateInput): Promise<Collated> {
   const store = new RunStore(input.runDir);
   await store.init();
   if (!existsSync(store.tasksPath)) {
@@ -35,5 +42,5 @@ async function collate(input: CollateInput): Promise<{ taskCount: number; rollou
     }
   }
   const taskCount = await store.taskCount();
-  return { taskCount, rolloutCount: taskCount * input.numRepeats };
+  return { taskCount, rolloutCount: taskCount * input.numRepeats, agent: getEnvironment(input.envName).agent ?? 'simple_agent' };
 }

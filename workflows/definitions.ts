@@ -2,6 +2,7 @@
 // Imported by workflow code, so it holds no Node built-ins and only type imports from src/.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ModelSpec } from '../src/gateway/spec';
+import type { AgentKind } from '../src/environments/types';
 import type { RunMetrics } from '../src/metrics/aggregate';
 
 export interface RetrySettings {
@@ -23,7 +24,10 @@ export interface RolloutRef {
   rolloutIndex: number;
 }
 
+export type { AgentKind };
+
 export interface RolloutInput extends RolloutRef {
+  agent: AgentKind;
   model: ModelSpec;
   judgeModel?: ModelSpec;
   /** Model turns allowed; unset means NeMo Gym's "unlimited", bounded by a safety cap. */
@@ -59,6 +63,7 @@ export interface RunInput {
   rolloutsPerExecution?: number;
   /** Carried across continue-as-new. */
   total?: number;
+  agent?: AgentKind;
   counts?: RunCounts;
 }
 

@@ -30,6 +30,7 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutOutco
       const turn = await acts.callModel({ ...ref, step, model: input.model });
       if (turn.incomplete) break;
       if (turn.functionCalls === 0 && turn.hasAssistantMessage) break;
+      if (input.agent === 'non_executing_agent') break;
       stage = 'tool';
       for (let index = 0; index < turn.functionCalls; index++) await acts.callTool({ ...ref, step, index });
       if (step >= stepCap) break;

@@ -40,6 +40,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   let paused = false;
   let inFlight = 0;
   let total = input.total ?? null;
+  let agent = input.agent ?? 'simple_agent';
   const counts: RunCounts = input.counts ?? { cursor: 0, done: 0, failed: 0, rewardSum: 0 };
 
   setHandler(progressQuery, () => ({
@@ -59,6 +60,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   if (total === null) {
     const collated = await collateRun({ runDir: input.runDir, inputFile: input.inputFile, envName: input.envName, limit: input.limit, numRepeats: input.numRepeats });
     total = collated.rolloutCount;
+    agent = collated.agent;
     phase = 'running';
   }
 
@@ -76,7 +78,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     const ref = { runDir: input.runDir, envName: input.envName, taskIndex, rolloutIndex };
     void executeChild(rolloutWorkflow, {
       workflowId: rolloutWorkflowId(runWfId, taskIndex, rolloutIndex),
-      args: [{ ...ref, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps, retry: input.retry }],
+      args: [{ ...ref, agent, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps, retry: input.retry }],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
     })
       .then(
@@ -98,7 +100,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
 
   if (counts.cursor < total) {
     await condition(allHandlersFinished);
-    return continueAsNew<typeof evalRunWorkflow>({ ...input, concurrency, total, counts });
+    return continueAsNew<typeof evalRunWorkflow>({ ...input, concurrency, total, agent, counts });
   }
   phase = 'finalizing';
   const metrics = await finalizeRun({ runDir: input.runDir, expected: total });

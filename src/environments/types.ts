@@ -45,6 +45,11 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   taskSchema: z.ZodType<Task>;
   /** `stateless` environments can be re-verified from a stored rollout alone. */
   reverifyMode: 'stateless' | 'stateful';
+  /**
+   * How a rollout drives it: NeMo Gym's simple agent loop (the default), or one model call whose
+   * tool calls are graded but never executed (NeMo Gym's non-executing agent).
+   */
+  agent?: AgentKind;
   seedSession(task: Task): Promise<State> | State;
   tools: Record<string, Tool<Task, State, any>>;
   verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
@@ -54,6 +59,8 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
    */
   oracle?(task: Task, history: readonly ConversationItem[], options: OracleOptions): ConversationItem[];
 }
+
+export type AgentKind = 'simple_agent' | 'non_executing_agent';
 
 export type AnyEnvironment = Environment<any, any>;
 

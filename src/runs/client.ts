@@ -73,7 +73,7 @@ export async function startRun(client: Client, manifest: Manifest): Promise<Work
     typedSearchAttributes: [
       { key: RUN_ID, value: config.runId },
       { key: ENV_NAME, value: config.envName },
-      { key: AGENT_NAME, value: 'simple_agent' },
+      { key: AGENT_NAME, value: getEnvironment(config.envName).agent ?? 'simple_agent' },
       { key: MODEL_NAME, value: model },
       { key: RUN_STATUS, value: 'running' },
     ],

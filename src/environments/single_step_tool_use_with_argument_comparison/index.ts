@@ -48,6 +48,8 @@ export function argumentComparisonEnvironment(name: string, config: ComparatorCo
     description: "One step of a tool-use conversation; reward for matching the expert's message or tool call(s).",
     taskSchema: ArgumentComparisonTask,
     reverifyMode: 'stateless',
+    // The model's tool calls are the answer: they are graded, never executed.
+    agent: 'non_executing_agent',
     seedSession: () => null,
     tools: {},
     verify(task, response) {

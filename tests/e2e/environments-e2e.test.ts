@@ -1,0 +1,39 @@
+// Every registered environment runs end to end in a durable eval with the mock policy, on a real
+// Temporal server: the oracle's correct answers must earn full marks and its wrong answers less.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentNames, getEnvironment } from '../../src/environments/registry';
+import { runConfig, runInProcess, tempDir } from '../helpers/run';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+
+const ENV_DIR = path.resolve(import.meta.dirname, '../../src/environments');
+
+/** The environment's shipped example rows: its own folder's data/example.jsonl. */
+function exampleFile(name: string): string {
+  const folder = readdirSync(ENV_DIR).find((d) => name === d || name.endsWith(`_${d}`)) ?? name;
+  return path.join(ENV_DIR, folder, 'data', 'example.jsonl');
+}
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe.each(environmentNames().filter((n) => getEnvironment(n).oracle))('%s in a durable eval', (name) => {
+  it('rewards the oracle when right and not when wrong', async () => {
+    const inputFile = exampleFile(name);
+    const right = await runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy: 1 } }));
+    expect(right.metrics.rollouts_recorded).toBe(right.metrics.rollouts_expected);
+    // Full marks: 1 for most environments; multi-reward environments may score above 1.
+    expect(right.metrics.mean_reward!).toBeGreaterThanOrEqual(1);
+    // NeMo Gym's weather example rewards every episode: there is no wrong answer to check.
+    if (name === 'example_single_tool_call') return;
+    const wrong = await runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy: 0 } }));
+    expect(wrong.metrics.rollouts_recorded).toBe(wrong.metrics.rollouts_expected);
+    expect(wrong.metrics.mean_reward!).toBeLessThan(right.metrics.mean_reward!);
+  });
+});
