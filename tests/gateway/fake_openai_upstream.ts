@@ -19,6 +19,8 @@ export interface FakeOpenAIUpstream {
   failWith(status: number, message: string): void;
   /** From now on, answers every request with exactly this status and JSON body. */
   respondWith(status: number, body: unknown): void;
+  /** From now on, answers normally again. */
+  recover(): void;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,9 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
     },
     respondWith(status, body) {
       fixed = { status, body };
+    },
+    recover() {
+      fixed = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

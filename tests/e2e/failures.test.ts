@@ -1,0 +1,78 @@
+// Failures are data: a rollout whose model keeps failing exhausts its retries and goes to
+// failures.jsonl with its class, message and attempt — never a fabricated reward 0 — and the same
+// run resumed once the model is healthy records it. The API key never lands in a file or history.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseModelSpec } from '../../src/gateway/spec';
+import { runWorkflowId } from '../../workflows/definitions';
+import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../gateway/fake_openai_upstream';
+import { captureRunHistories } from '../helpers/histories';
+import { runConfig, runInProcess, tempDir } from '../helpers/run';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+
+const INPUT = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_single_tool_call/example.jsonl');
+const SECRET = 'sk-gymflow-test-secret-value-0123456789';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+let server: TestServer;
+let upstream: FakeOpenAIUpstream;
+beforeAll(async () => {
+  server = await startTestServer();
+  upstream = await startFakeOpenAIUpstream();
+  process.env.GYMFLOW_TEST_KEY = SECRET;
+});
+afterAll(async () => {
+  await upstream?.close();
+  await server?.stop();
+});
+
+describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)', () => {
+  it('routes each rollout to the sidecar, then records it when resumed against a healthy model', async () => {
+    const runDir = await tempDir('gymflow-failures-');
+    const config = {
+      ...runConfig({ runDir, envName: 'example_single_tool_call', inputFile: INPUT, limit: 3, numRepeats: 2, maximumAttempts: 2 }),
+      model: parseModelSpec({ backend: 'openai', model: 'gpt-test', base_url: upstream.url, api_key_env: 'GYMFLOW_TEST_KEY' }),
+    };
+    upstream.failWith(500, 'the upstream is overloaded');
+    const failed = await runInProcess(server, config);
+
+    expect(failed.metrics.rollouts_recorded).toBe(0);
+    expect(failed.metrics.rollouts_failed).toBe(6);
+    expect(failed.metrics.coverage).toBe(0);
+    expect(failed.metrics.mean_reward).toBeNull();
+    expect(failed.metrics.failure_classes).toEqual({ model_error: 6 });
+    const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(sidecar).toHaveLength(6);
+    for (const f of sidecar) {
+      expect(f._ng_failure_class).toBe('model_error');
+      expect(f.stage).toBe('model');
+      expect(f.attempt).toBe(2);
+      expect(f.message).toMatch(/HTTP 502/);
+      expect(f).not.toHaveProperty('reward');
+    }
+    expect(readFileSync(path.join(runDir, 'rollouts.jsonl'), { encoding: 'utf8', flag: 'a+' })).toBe('');
+    // Two attempts per rollout reached the upstream, each with the key from the environment variable.
+    expect(upstream.requests).toHaveLength(12);
+    expect(upstream.requests.every((r) => r.headers.authorization === `Bearer ${SECRET}`)).toBe(true);
+
+    upstream.recover();
+    const resumed = await runInProcess(server, config);
+    expect(resumed.metrics.rollouts_recorded).toBe(6);
+    expect(resumed.metrics.rollouts_failed).toBe(0);
+    expect(resumed.metrics.coverage).toBe(1);
+    expect(readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8')).toBe('');
+
+    // The key is referenced by name only: not in any file of the run, not in any workflow history.
+    for (const file of filesUnder(runDir)) expect(readFileSync(file, 'utf8')).not.toContain(SECRET);
+    const histories = await captureRunHistories(await server.client(), runWorkflowId(config.runId));
+    expect(histories.length).toBeGreaterThan(6);
+    for (const h of histories) expect(h.json).not.toContain(SECRET);
+  });
+});
