@@ -1,0 +1,70 @@
+// The results files keep one line per rollout id, whatever was killed when: torn tails are cut,
+// duplicates are refused, and compaction leaves canonical files.
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repairTornTail, parseJsonl } from '../../src/store/jsonl';
+import { RunStore } from '../../src/store/run-store';
+import type { RolloutRecord } from '../../src/schemas/records';
+import { tempDir } from '../helpers/run';
+
+const record = (id: string, reward = 1): RolloutRecord => {
+  const [t, r] = id.split('-').map(Number);
+  return { _ng_task_index: t!, _ng_rollout_index: r!, _ng_rollout_id: id, responses_create_params: {}, response: { id: 'resp', output: [] }, reward, _gf_model_call_ids: [] };
+};
+
+describe('jsonl', () => {
+  it('cuts only an unterminated last line', async () => {
+    const file = path.join(await tempDir(), 'x.jsonl');
+    writeFileSync(file, '{"a":1}\n{"b":2}\n{"c":');
+    expect(await repairTornTail(file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+    expect(await repairTornTail(file)).toBe(false);
+    writeFileSync(file, '{"only":');
+    await repairTornTail(file);
+    expect(readFileSync(file, 'utf8')).toBe('');
+  });
+
+  it('parses with line numbers and keeps parse errors', () => {
+    const lines = parseJsonl('{"a":1}\n\nnope\n');
+    expect(lines[0]).toEqual({ line: 1, value: { a: 1 } });
+    expect(lines[1]!.line).toBe(3);
+    expect(lines[1]!.error).toBeDefined();
+  });
+});
+
+describe('run store', () => {
+  it('appends each rollout once, even when many appends race', async () => {
+    const store = new RunStore(await tempDir());
+    const ids = Array.from({ length: 50 }, (_, i) => `${i % 10}-${Math.floor(i / 10)}`);
+    const results = await Promise.all([...ids, ...ids].map((id) => store.appendRollout(record(id))));
+    expect(results.filter(Boolean)).toHaveLength(50);
+    const lines = readFileSync(store.rolloutsPath, 'utf8').split('\n').filter(Boolean);
+    expect(new Set(lines.map((l) => JSON.parse(l)._ng_rollout_id)).size).toBe(50);
+    expect(lines).toHaveLength(50);
+    expect(await store.findRollout('3-2')).toEqual({ reward: 1 });
+    expect(await store.findRollout('99-0')).toBeUndefined();
+  });
+
+  it('recovers from a torn line left by a killed writer', async () => {
+    const dir = await tempDir();
+    writeFileSync(path.join(dir, 'rollouts.jsonl'), JSON.stringify(record('0-0')) + '\n' + JSON.stringify(record('0-1')).slice(0, 40));
+    const store = new RunStore(dir);
+    expect(await store.appendRollout(record('0-0'))).toBe(false);
+    expect(await store.appendRollout(record('0-1'))).toBe(true);
+    const rows = readFileSync(store.rolloutsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(rows.map((r) => r._ng_rollout_id)).toEqual(['0-0', '0-1']);
+  });
+
+  it('compacts: drops duplicates and sidecar lines of rollouts that later succeeded', async () => {
+    const dir = await tempDir();
+    const store = new RunStore(dir);
+    appendFileSync(store.rolloutsPath, [record('0-0'), record('0-0'), record('1-0', 0)].map((r) => JSON.stringify(r) + '\n').join(''));
+    const failure = (id: string) => ({ _ng_task_index: 0, _ng_rollout_index: 0, _ng_rollout_id: id, _ng_failure_class: 'model_error', message: 'x', stage: 'model', attempt: 3, failed_at: 'now' });
+    appendFileSync(store.failuresPath, [failure('1-0'), failure('2-0')].map((f) => JSON.stringify(f) + '\n').join(''));
+    const { rollouts, failures } = await store.compactResults();
+    expect(rollouts.map((r) => r._ng_rollout_id)).toEqual(['0-0', '1-0']);
+    expect(failures.map((f) => f._ng_rollout_id)).toEqual(['2-0']);
+    expect(readFileSync(store.failuresPath, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+});
