@@ -2,11 +2,15 @@
 import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
 import { exampleSingleToolCall } from './example_single_tool_call';
+import { equivalenceLlmJudge } from './equivalence_llm_judge';
 import { exampleMultiStep } from './example_multi_step';
 import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { guiCoordinate } from './gui_coordinate';
+import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
+import { reasoningGym } from './reasoning_gym';
+import { socialBias } from './social_bias';
 import {
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   singleStepToolUseWithArgumentComparison,
@@ -15,6 +19,10 @@ import { stringMatch } from './string_match';
 
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
   mcqa,
+  mathWithJudge,
+  equivalenceLlmJudge,
+  reasoningGym,
+  socialBias,
   stringMatch,
   guiCoordinate,
   exampleSingleToolCall,

@@ -50,6 +50,8 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
    * tool calls are graded but never executed (NeMo Gym's non-executing agent).
    */
   agent?: AgentKind;
+  /** True when verify cannot grade without a judge model (the run must name one). */
+  requiresJudge?: boolean;
   seedSession(task: Task): Promise<State> | State;
   tools: Record<string, Tool<Task, State, any>>;
   verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
