@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { GymError } from '../errors';
 import { getEnvironment } from '../environments/registry';
 import { RunStore } from '../store/run-store';
@@ -79,6 +79,16 @@ export async function startRun(client: Client, manifest: Manifest): Promise<Work
     ],
     memo: { runDir: config.runDir, identity: manifest.identity },
   });
+}
+
+/** The status of a run's latest workflow execution, or undefined when Temporal has none. */
+export async function runStatus(client: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name;
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return undefined;
+    throw e;
+  }
 }
 
 /** A run named by its folder (holding manifest.json) or by its run id. */

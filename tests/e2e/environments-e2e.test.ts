@@ -23,7 +23,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe.each(environmentNames().filter((n) => getEnvironment(n).oracle))('%s in a durable eval', (name) => {
+// Judge-graded environments are run end to end with a replayed judge in judge-e2e.test.ts.
+describe.each(environmentNames().filter((n) => getEnvironment(n).oracle && !getEnvironment(n).requiresJudge))('%s in a durable eval', (name) => {
   it('rewards the oracle when right and not when wrong', async () => {
     const inputFile = exampleFile(name);
     const right = await runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy: 1 } }));

@@ -10,7 +10,7 @@ import { intFlag, parseFlags } from '../args';
 import { formatProgress } from '../progress';
 import { formatMetrics } from '../report';
 import { openSession } from '../session';
-import { followRun } from './follow';
+import { followRun, showIfComplete } from './follow';
 import { setConcurrencySignal } from '../../../workflows/definitions';
 
 const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
@@ -62,7 +62,11 @@ export async function evalList(argv: string[], logger: Logger, say: (line: strin
   const session = await openSession(logger, say);
   try {
     const rows: { run: string; status: string; env: string; model: string; started: string; folder: string }[] = [];
+    // A run continued-as-new or resumed has several executions; the newest (listed first) speaks for it.
+    const seen = new Set<string>();
     for await (const wf of session.client.workflow.list({ query: 'WorkflowType = "evalRunWorkflow"' })) {
+      if (seen.has(wf.workflowId)) continue;
+      seen.add(wf.workflowId);
       rows.push({
         run: String(wf.typedSearchAttributes.get(RUN_ID) ?? wf.workflowId),
         status: wf.status.name.toLowerCase(),
@@ -91,6 +95,7 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   const resumed = concurrency ? { ...manifest, config: { ...manifest.config, concurrency } } : manifest;
   const session = await openSession(logger, say);
   try {
+    if (await showIfComplete(session, manifest, say)) return;
     const handle = await startRun(session.client, resumed);
     // An already-running workflow keeps its input, so a new concurrency travels as a signal.
     if (concurrency) await handle.signal(setConcurrencySignal, concurrency);

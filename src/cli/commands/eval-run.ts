@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { environmentNames } from '../../environments/registry';
+import { environmentNames, getEnvironment } from '../../environments/registry';
 import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { DEFAULT_RETRY } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { openSession } from '../session';
-import { followRun } from './follow';
+import { followRun, showIfComplete } from './follow';
 
 export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai> --input <tasks.jsonl> --output <dir> [options]
 
@@ -101,6 +101,9 @@ export function buildRunConfig(values: Values): RunConfig {
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
   });
+  if (parsed.success && !parsed.data.judgeModel && getEnvironment(envName).requiresJudge) {
+    throw new GymError('BAD_FLAG', `environment "${envName}" grades with an LLM judge: pass --judge-model (mock or openai)`);
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new GymError('BAD_FLAG', `invalid run settings: ${issue.path.join('.')}: ${issue.message}`);
@@ -117,6 +120,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const session = await openSession(logger, say);
   try {
     const { manifest, resumed } = await prepareRun(config, datasetHash);
+    if (resumed && (await showIfComplete(session, manifest, say))) return;
     const handle = await startRun(session.client, manifest);
     say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
     if (values.detach) return;

@@ -2,12 +2,25 @@
 // to), the live progress line, Ctrl-C that leaves the run resumable, and the metrics at the end.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { queryProgress } from '../../runs/client';
+import { queryProgress, runStatus } from '../../runs/client';
+import type { Manifest } from '../../runs/manifest';
+import type { RunMetrics } from '../../metrics/aggregate';
+import { RunStore } from '../../store/run-store';
 import type { RunResult } from '../../../workflows/definitions';
 import { createProgressReporter } from '../progress';
 import { formatMetrics } from '../report';
 import { startWorker, type Session } from '../session';
 import type { GymWorker } from '../../../workers/worker';
+
+/** A finished run is not run again: its metrics are shown instead. Returns whether it was finished. */
+export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void): Promise<boolean> {
+  const store = new RunStore(manifest.config.runDir);
+  const metrics = await store.readJson<RunMetrics>(store.metricsPath);
+  if (!metrics || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
+  say(`run ${manifest.run_id} is already complete`);
+  say(formatMetrics(metrics, manifest.config.runDir));
+  return true;
+}
 
 export async function followRun(opts: {
   session: Session;
