@@ -2,11 +2,13 @@
 import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
 import { exampleSingleToolCall } from './example_single_tool_call';
+import { citationIf } from './citation_if';
 import { equivalenceLlmJudge } from './equivalence_llm_judge';
 import { exampleMultiStep } from './example_multi_step';
 import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { guiCoordinate } from './gui_coordinate';
+import { instructionFollowing } from './instruction_following';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
@@ -16,10 +18,14 @@ import {
   singleStepToolUseWithArgumentComparison,
 } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
+import { structuredOutputs } from './structured_outputs';
 
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
   mcqa,
   mathWithJudge,
+  instructionFollowing,
+  structuredOutputs,
+  citationIf,
   equivalenceLlmJudge,
   reasoningGym,
   socialBias,
