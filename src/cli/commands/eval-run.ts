@@ -9,10 +9,12 @@ import { RunConfig } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { DEFAULT_RETRY } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
+import { readConfigFile } from '../config-file';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
 
 export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai> --input <tasks.jsonl> --output <dir> [options]
+       gym eval run --config configs/evals/<name>.yaml [options that override it]
 
   --limit N            use the first N task rows
   --num-repeats K      rollouts per task (default 1)
@@ -27,6 +29,7 @@ openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPEN
 judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)`;
 
 const FLAGS = {
+  config: { type: 'string', short: 'c' },
   env: { type: 'string' },
   model: { type: 'string' },
   input: { type: 'string', short: 'i' },
@@ -115,7 +118,8 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const { values, positionals } = parseFlags(argv, FLAGS, EVAL_RUN_USAGE);
   if (values.help) return say(EVAL_RUN_USAGE);
   if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
-  const config = buildRunConfig(values);
+  const fromFile = values.config ? readConfigFile(values.config, new Set(Object.keys(FLAGS))) : {};
+  const config = buildRunConfig({ ...fromFile, ...values });
   const datasetHash = await validateRunInput(config);
   const session = await openSession(logger, say);
   try {

@@ -1,0 +1,53 @@
+// Eval definitions in YAML (configs/evals/*.yaml): the same settings as the flags, snake_case, with
+// `mock:`, `openai:` and `judge:` groups. Flags given on the command line win over the file.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { GymError } from '../errors';
+
+/** Settings grouped under a backend, and the flag each stands for. */
+const GROUPS: Record<string, Record<string, string>> = {
+  mock: { accuracy: 'mock-accuracy', seed: 'mock-seed', latency_ms: 'mock-latency-ms', replay: 'mock-replay' },
+  openai: { name: 'model-name', url: 'model-url', api_key_env: 'api-key-env' },
+  judge: { model: 'judge-model', name: 'judge-model-name', url: 'judge-model-url' },
+};
+
+/** Flattens the file into flag names: `num_repeats` → `num-repeats`, `mock: {accuracy}` → `mock-accuracy`. */
+export function configToFlags(doc: Record<string, unknown>, known: ReadonlySet<string>, file: string): Record<string, string | boolean | string[]> {
+  const out: Record<string, string | boolean | string[]> = {};
+  const put = (flag: string, where: string, value: unknown) => {
+    if (!known.has(flag)) throw new GymError('BAD_INPUT', `${file}: unknown setting "${where}"`);
+    if (Array.isArray(value)) out[flag] = value.map(String);
+    else if (typeof value === 'boolean') out[flag] = value;
+    else if (value !== null && value !== undefined) out[flag] = String(value);
+  };
+  for (const [key, value] of Object.entries(doc)) {
+    const group = GROUPS[key];
+    if (!group) {
+      put(key.replaceAll('_', '-'), key, value);
+      continue;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new GymError('BAD_INPUT', `${file}: "${key}" must be a mapping`);
+    for (const [k, v] of Object.entries(value)) {
+      const flag = group[k];
+      if (!flag) throw new GymError('BAD_INPUT', `${file}: unknown setting "${key}.${k}"; known: ${Object.keys(group).join(', ')}`);
+      put(flag, `${key}.${k}`, v);
+    }
+  }
+  return out;
+}
+
+export function readConfigFile(file: string, known: ReadonlySet<string>): Record<string, string | boolean | string[]> {
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new GymError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'NOT_FOUND' : 'BAD_INPUT', `cannot read config ${file}: ${(e as Error).message}`);
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new GymError('BAD_INPUT', `${file} must be a YAML mapping of settings`);
+  const flags = configToFlags(doc as Record<string, unknown>, known, file);
+  // Paths in the file are relative to the file, so a config works from any working directory.
+  for (const key of ['input', 'output']) if (typeof flags[key] === 'string') flags[key] = path.resolve(path.dirname(file), flags[key] as string);
+  if (Array.isArray(flags['mock-replay'])) flags['mock-replay'] = flags['mock-replay'].map((f) => path.resolve(path.dirname(file), f));
+  return flags;
+}

@@ -1,0 +1,28 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildRunConfig } from '../../src/cli/commands/eval-run';
+import { configToFlags, readConfigFile } from '../../src/cli/config-file';
+import { GymError } from '../../src/errors';
+
+const KNOWN = new Set(['env', 'model', 'input', 'output', 'num-repeats', 'mock-accuracy', 'mock-replay', 'model-name', 'api-key-env', 'judge-model', 'limit']);
+const CONFIGS = path.resolve(import.meta.dirname, '../../configs/evals');
+
+describe('eval config files', () => {
+  it('flattens settings and groups into flags', () => {
+    const flags = configToFlags({ env: 'mcqa', num_repeats: 4, mock: { accuracy: 0.5, replay: ['a.jsonl'] }, openai: { name: 'gpt', api_key_env: 'K' }, judge: { model: 'mock' } }, KNOWN, 'f.yaml');
+    expect(flags).toEqual({ env: 'mcqa', 'num-repeats': '4', 'mock-accuracy': '0.5', 'mock-replay': ['a.jsonl'], 'model-name': 'gpt', 'api-key-env': 'K', 'judge-model': 'mock' });
+  });
+
+  it('names an unknown setting', () => {
+    expect(() => configToFlags({ repeats: 3 }, KNOWN, 'f.yaml')).toThrow(/f.yaml: unknown setting "repeats"/);
+    expect(() => configToFlags({ mock: { acuracy: 1 } }, KNOWN, 'f.yaml')).toThrow(GymError);
+  });
+
+  it.each(readdirSync(CONFIGS))('%s is a valid run configuration', (file) => {
+    const flags = readConfigFile(path.join(CONFIGS, file), new Set([...KNOWN, 'concurrency', 'mock-seed', 'max-steps', 'model-url']));
+    const config = buildRunConfig(flags);
+    expect(config.envName).toBe(flags.env);
+    expect(path.isAbsolute(config.inputFile)).toBe(true);
+  });
+});
