@@ -13,7 +13,18 @@ import { RunStore } from '../src/store/run-store';
 import type { RolloutRef } from '../workflows/definitions';
 import { BadTask, runActivity } from './envelope';
 import { callModelThroughGateway } from './model-client';
-import { callAt, historyItems, modelTurnPath, readTranscript, seedPath, toolPath, type ModelTurnFile, type ToolFile } from './transcript';
+import {
+  callAt,
+  envStepPath,
+  historyItems,
+  modelTurnPath,
+  readTranscript,
+  seedPath,
+  toolPath,
+  type EnvStepFile,
+  type ModelTurnFile,
+  type ToolFile,
+} from './transcript';
 
 export function idOf(ref: RolloutKey): string {
   return rolloutId(ref);
@@ -38,7 +49,7 @@ export function createRolloutStepActivities(deps: { gateway: Gateway }) {
         if (!existsSync(seedPath(store, id))) {
           const env = getEnvironment(ref.envName);
           const task = await loadTask(store, env, ref.taskIndex);
-          await store.writeJson(seedPath(store, id), { state: await env.seedSession(task) });
+          await store.writeJson(seedPath(store, id), env.reset ? env.reset(task) : { state: await env.seedSession(task) });
         }
         return { recordedReward: null };
       });
@@ -83,6 +94,26 @@ export function createRolloutStepActivities(deps: { gateway: Gateway }) {
           hasAssistantMessage: turn.output.some((i) => i.type !== 'function_call' && i.type !== 'function_call_output' && i.type !== 'reasoning' && i.role === 'assistant'),
           incomplete: turn.incomplete,
         };
+      });
+    },
+
+    /** A turn-based environment's reply to model turn `step`; idempotent like a tool call. */
+    async stepEnvironment(ref: RolloutRef & { step: number }): Promise<{ done: boolean }> {
+      return runActivity(async () => {
+        const store = new RunStore(ref.runDir);
+        const id = idOf(ref);
+        const file = envStepPath(store, id, ref.step);
+        const done = await store.readJson<EnvStepFile>(file);
+        if (done) return { done: done.done };
+        const env = getEnvironment(ref.envName);
+        if (!env.step) throw new BadTask(`environment ${env.name} is not turn-based`);
+        const task = await loadTask(store, env, ref.taskIndex);
+        const transcript = await readTranscript(store, id, ref.step + 1);
+        const turn = transcript.turns.find((t) => t.step === ref.step);
+        if (!turn) throw new Error(`rollout ${id} has no model turn ${ref.step}`);
+        const reply = env.step(task, transcript.state, turn.model.output);
+        await store.writeJson(file, { items: reply.items, state: reply.state, done: reply.done } satisfies EnvStepFile);
+        return { done: reply.done };
       });
     },
 

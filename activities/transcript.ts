@@ -9,6 +9,15 @@ import type { RunStore } from '../src/store/run-store';
 
 export interface SeedFile {
   state: unknown;
+  /** What a turn-based environment puts before the first model turn (its first observation). */
+  items?: ConversationItem[];
+}
+
+/** A turn-based environment's reply to one model turn. */
+export interface EnvStepFile {
+  items: ConversationItem[];
+  state: unknown;
+  done: boolean;
 }
 
 export interface ModelTurnFile {
@@ -28,13 +37,15 @@ export interface ToolFile {
 
 export interface Transcript {
   state: unknown;
-  turns: { step: number; model: ModelTurnFile; tools: ToolFile[] }[];
+  seedItems: ConversationItem[];
+  turns: { step: number; model: ModelTurnFile; tools: ToolFile[]; env?: EnvStepFile }[];
 }
 
 export const seedPath = (store: RunStore, id: string) => path.join(store.workDir(id), 'seed.json');
 export const modelTurnPath = (store: RunStore, id: string, step: number) => path.join(store.workDir(id), `step-${step}.model.json`);
 export const toolPath = (store: RunStore, id: string, step: number, index: number) =>
   path.join(store.workDir(id), `step-${step}.tool-${index}.json`);
+export const envStepPath = (store: RunStore, id: string, step: number) => path.join(store.workDir(id), `step-${step}.env.json`);
 export const verifyPath = (store: RunStore, id: string) => path.join(store.workDir(id), 'verify.json');
 
 /** Reads every finished step before `beforeStep` (all steps when omitted), and the latest state. */
@@ -52,13 +63,15 @@ export async function readTranscript(store: RunStore, id: string, beforeStep = I
       tools.push(tool);
       state = tool.state;
     }
-    turns.push({ step, model, tools });
+    const env = await store.readJson<EnvStepFile>(envStepPath(store, id, step));
+    if (env) state = env.state;
+    turns.push({ step, model, tools, env });
   }
-  return { state, turns };
+  return { state, seedItems: seed.items ?? [], turns };
 }
 
 export function historyItems(transcript: Transcript): ConversationItem[] {
-  return transcript.turns.flatMap((t) => [...t.model.output, ...t.tools.map((x) => x.item)]);
+  return [...transcript.seedItems, ...transcript.turns.flatMap((t) => [...t.model.output, ...t.tools.map((x) => x.item), ...(t.env?.items ?? [])])];
 }
 
 export function callAt(turn: ModelTurnFile, index: number): FunctionCallItem {

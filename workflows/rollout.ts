@@ -29,6 +29,12 @@ export async function rolloutWorkflow(input: RolloutInput): Promise<RolloutOutco
       stage = 'model';
       const turn = await acts.callModel({ ...ref, step, model: input.model });
       if (turn.incomplete) break;
+      if (input.agent === 'gymnasium_agent') {
+        stage = 'tool';
+        const { done } = await acts.stepEnvironment({ ...ref, step });
+        if (done || step >= stepCap) break;
+        continue;
+      }
       if (turn.functionCalls === 0 && turn.hasAssistantMessage) break;
       if (input.agent === 'non_executing_agent') break;
       stage = 'tool';

@@ -2,9 +2,12 @@
 import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
 import { exampleSingleToolCall } from './example_single_tool_call';
+import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
+import { codeGen } from './code_gen';
 import { equivalenceLlmJudge } from './equivalence_llm_judge';
 import { exampleMultiStep } from './example_multi_step';
+import { exampleMultiTurnGymnasium } from './example_multi_turn_gymnasium';
 import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { guiCoordinate } from './gui_coordinate';
@@ -19,6 +22,7 @@ import {
 } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
 import { structuredOutputs } from './structured_outputs';
+import { workplaceAssistant } from './workplace_assistant';
 
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
   mcqa,
@@ -31,6 +35,10 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   socialBias,
   stringMatch,
   guiCoordinate,
+  codeGen,
+  workplaceAssistant,
+  exampleMultiTurnGymnasium,
+  blackjack,
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

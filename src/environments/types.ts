@@ -52,6 +52,12 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   agent?: AgentKind;
   /** True when verify cannot grade without a judge model (the run must name one). */
   requiresJudge?: boolean;
+  /**
+   * Turn-based environments (NeMo Gym's gymnasium agent) answer each model turn themselves instead of
+   * through tools: `reset` gives the first observation, `step` the reply to one turn.
+   */
+  reset?(task: Task): { state: State; items: ConversationItem[] };
+  step?(task: Task, state: State, turn: readonly ConversationItem[]): TurnReply<State>;
   seedSession(task: Task): Promise<State> | State;
   tools: Record<string, Tool<Task, State, any>>;
   verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
@@ -62,7 +68,14 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   oracle?(task: Task, history: readonly ConversationItem[], options: OracleOptions): ConversationItem[];
 }
 
-export type AgentKind = 'simple_agent' | 'non_executing_agent';
+export type AgentKind = 'simple_agent' | 'non_executing_agent' | 'gymnasium_agent';
+
+/** What a turn-based environment appends to the conversation, and its state after. */
+export interface TurnReply<State> {
+  state: State;
+  items: ConversationItem[];
+  done: boolean;
+}
 
 export type AnyEnvironment = Environment<any, any>;
 

@@ -1,0 +1,125 @@
+// NeMo Gym's competitive-coding environment: the last fenced code block of the answer is run against
+// the task's unit tests in a local python3 process; reward 1.0 when every test passes.
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { outputText } from '../../schemas/responses';
+import { TaskRow } from '../../schemas/task';
+import type { VerifyResult } from '../../schemas/verify';
+import type { Environment } from '../types';
+import { assistantMessage } from '../example_single_tool_call';
+import { pyStrip } from '../workplace_assistant/python';
+import { extractCode, hasReasoningFormatViolation } from './extract';
+import { createSandbox, type SandboxOptions } from './sandbox';
+
+export const UnitTestsSchema = z.looseObject({
+  inputs: z.array(z.string()),
+  outputs: z.array(z.string()),
+  fn_name: z.string().nullish(),
+});
+
+export const CodeGenTask = TaskRow.extend({
+  verifier_metadata: z.looseObject({
+    unit_tests: UnitTestsSchema,
+    difficulty: z.string().nullish(),
+  }),
+  hash_id: z.string().optional(),
+  dataset: z.string().optional(),
+  source: z.string().optional(),
+});
+export type CodeGenTask = z.infer<typeof CodeGenTask>;
+
+export interface CodeGenOptions extends SandboxOptions {
+  /** Reward when think tags leak into the answer (NeMo Gym's reasoning_format_penalty). */
+  reasoningFormatPenalty: number;
+}
+
+/** NeMo Gym's config (unit_test_timeout_secs 10, 4 GB), with two test processes for a 2-core machine. */
+export const DEFAULT_CODE_GEN_OPTIONS: CodeGenOptions = {
+  // The distribution's interpreter starts in a tenth of the time of a version-manager shim on PATH.
+  python: existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3',
+  timeoutSecs: 10,
+  memoryBytes: 4 * 1024 ** 3,
+  concurrency: 2,
+  reasoningFormatPenalty: 0,
+};
+
+export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environment<CodeGenTask, null> {
+  const options = { ...DEFAULT_CODE_GEN_OPTIONS, ...overrides };
+  const runTests = createSandbox(options);
+  return {
+    name: 'code_gen',
+    description: 'Write a program for a competitive-programming problem; reward 1.0 when it passes every unit test.',
+    taskSchema: CodeGenTask,
+    reverifyMode: 'stateless',
+    seedSession: () => null,
+    tools: {},
+    async verify(task, response): Promise<VerifyResult> {
+      const difficulty = task.verifier_metadata.difficulty ?? null;
+      const answer = outputText(response.output);
+      const empty = {
+        extracted_model_output: null,
+        extracted_model_code: null,
+        result: null,
+        metadata: null,
+        unit_tests_time_taken: null,
+        reasoning_format_violation_rate: 0.0,
+        difficulty,
+      };
+      if (pyStrip(answer) === '') return { ...empty, reward: 0.0, failure_reason: 'empty_answer' };
+      const code = extractCode(answer);
+      if (!code) return { ...empty, reward: 0.0, extracted_model_output: answer, failure_reason: 'no_code_block' };
+
+      const started = performance.now();
+      const { result, metadata } = await runTests(code, task.verifier_metadata.unit_tests);
+      const elapsedSecs = (performance.now() - started) / 1000;
+      const violation = hasReasoningFormatViolation(answer, response.output);
+      const passed = result.every((r) => r === true);
+      const failure = violation ? 'reasoning_format_violation' : passed ? undefined : failureOf(result);
+      return {
+        reward: violation ? options.reasoningFormatPenalty : passed ? 1.0 : 0.0,
+        extracted_model_output: answer,
+        extracted_model_code: code,
+        result,
+        metadata,
+        unit_tests_time_taken: elapsedSecs,
+        reasoning_format_violation_rate: violation ? 1.0 : 0.0,
+        difficulty,
+        ...(failure ? { failure_reason: failure } : {}),
+      };
+    },
+    oracle(task, _history, { correct }) {
+      const program = correct ? answerKey(task.verifier_metadata.unit_tests) : 'pass';
+      return [assistantMessage(`\`\`\`python\n${program}\n\`\`\``)];
+    },
+  };
+}
+
+/**
+ * A program that passes the task's tests by looking the answers up: the mock policy's "correct" answer,
+ * which still exercises the real test run. JSON string literals are valid Python literals.
+ */
+export function answerKey(tests: z.infer<typeof UnitTestsSchema>): string {
+  if (tests.fn_name) {
+    return [
+      'import json',
+      'class Solution:',
+      '    calls = 0',
+      `    def ${tests.fn_name}(self, *args):`,
+      `        answers = ${JSON.stringify(tests.outputs)}`,
+      '        Solution.calls += 1',
+      '        return json.loads(answers[Solution.calls - 1])',
+    ].join('\n');
+  }
+  const answers = Object.fromEntries(tests.inputs.map((input, i) => [input, tests.outputs[i] ?? '']));
+  return ['import sys', `answers = ${JSON.stringify(answers)}`, "print(answers.get(sys.stdin.read(), ''), end='')"].join('\n');
+}
+
+const FAILURES: Record<number, string> = { [-1]: 'killed', [-2]: 'wrong_answer', [-3]: 'time_limit_exceeded', [-4]: 'runtime_error' };
+
+/** Named after the first failing test (a call-based wrong answer is recorded as false). */
+function failureOf(result: readonly (boolean | number)[]): string {
+  const first = result.find((r) => r !== true);
+  return first === false ? 'wrong_answer' : (FAILURES[first as number] ?? 'failed');
+}
+
+export const codeGen = createCodeGen();

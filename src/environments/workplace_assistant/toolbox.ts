@@ -1,0 +1,100 @@
+// How a workplace tool is described and called: Python keyword-argument semantics (defaults,
+// "unexpected keyword argument"), the catch-all route's error text, pagination, and the column
+// comparisons pandas performs for the tools' filters.
+import { compilePythonRegex } from './pyregex';
+import { PyError, floorDiv, pyCompare, pyEq, pyInt, pyMax, pyMin, pyNumber, pySlice, requireIntegerOperands, zfill } from './python';
+import { columnMax, records, whereRows, type Cells, type Table, type Workspace } from './tables';
+
+export type Args = Record<string, unknown>;
+
+export interface ToolOutcome {
+  output: unknown;
+  /** The workspace after the call, when the call changed it. */
+  workspace?: Workspace;
+}
+
+export interface WorkplaceTool {
+  /** The Python method's qualified name, as it appears in TypeError messages. */
+  method: string;
+  /** Keyword parameters with their Python defaults. */
+  params: Args;
+  run(ws: Workspace, args: Args): ToolOutcome;
+}
+
+/** Calls a tool like `function(**args)`: unknown keywords raise TypeError, missing ones take their defaults. */
+export function callTool(tool: WorkplaceTool, ws: Workspace, args: Args): ToolOutcome {
+  for (const key of Object.keys(args)) {
+    if (!Object.hasOwn(tool.params, key)) throw new PyError('TypeError', `${tool.method}() got an unexpected keyword argument '${key}'`);
+  }
+  return tool.run(ws, { ...tool.params, ...args });
+}
+
+export interface Page<T> {
+  items: T[];
+  page: unknown;
+  totalPages: number;
+}
+
+/** The tools' shared pagination arithmetic, with Python's floor division, min/max and slicing. */
+export function paginate<T>(items: readonly T[], page: unknown, pageSize: unknown): Page<T> {
+  const total = items.length;
+  const size = pyNumber(pageSize, total, '+');
+  const totalPages = floorDiv(total + size - 1, size);
+  const current = totalPages > 0 ? pyMax(1, pyMin(page, totalPages)) : 1;
+  const start = (pyNumber(current, 1, '-') - 1) * size;
+  const end = Math.min(start + size, total);
+  requireIntegerOperands(current, size);
+  return { items: pySlice(items, start, end), page: current, totalPages };
+}
+
+/** `series == value` on an object column: element-wise, and a list must match the column's length. */
+export function columnEquals(table: Table, column: string, value: unknown): (cells: Cells) => boolean {
+  if (Array.isArray(value) && value.length !== table.rows.length) {
+    throw new PyError('ValueError', `('Lengths must match to compare', (${table.rows.length},), (${value.length},))`);
+  }
+  if (Array.isArray(value)) {
+    const byRow = new Map(table.rows.map((r, i) => [r.cells, pyEq(r.cells[column], value[i])]));
+    return (cells) => byRow.get(cells) ?? false;
+  }
+  return (cells) => pyEq(cells[column], value);
+}
+
+/**
+ * `series.str.contains(pattern, case=False)`: non-string cells give NaN, and boolean indexing with NaN
+ * raises, unless `na=False` turns them into False (the calendar's search does that).
+ */
+export function containsFilter(table: Table, column: string, pattern: unknown, naIsFalse = false): (cells: Cells) => boolean {
+  const regex = compilePythonRegex(pattern);
+  if (!naIsFalse && table.rows.some((r) => typeof r.cells[column] !== 'string')) {
+    throw new PyError('ValueError', 'Cannot mask with non-boolean array containing NA / NaN values');
+  }
+  return (cells) => {
+    const value = cells[column];
+    return typeof value === 'string' && regex.test(value);
+  };
+}
+
+/** `series >= value` (or <=) on an object column: NaN compares False, mixed types raise TypeError. */
+export function compareFilter(table: Table, column: string, op: '>=' | '<=', value: unknown): (cells: Cells) => boolean {
+  if (Array.isArray(value)) {
+    throw new PyError('ValueError', `('Lengths must match to compare', (${table.rows.length},), (${value.length},))`);
+  }
+  const verdicts = new Map(table.rows.map((r) => [r.cells, r.cells[column] === null ? false : pyCompare(r.cells[column], op, value)]));
+  return (cells) => verdicts.get(cells) ?? false;
+}
+
+/** The first row whose `column` equals `value`, as a record. */
+export function firstMatch(table: Table, column: string, value: unknown): Cells | undefined {
+  return records(whereRows(table, columnEquals(table, column, value)))[0];
+}
+
+/** `df[df[column] != value]`. */
+export function withoutMatches(table: Table, column: string, value: unknown): Table {
+  const match = columnEquals(table, column, value);
+  return whereRows(table, (cells) => !match(cells));
+}
+
+/** `str(int(df[column].max()) + 1)`, zero-padded to `width` (the email ids are not padded). */
+export function nextId(table: Table, column: string, width = 0): string {
+  return zfill(String(pyInt(columnMax(table, column)) + 1n), width);
+}
