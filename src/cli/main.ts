@@ -3,7 +3,9 @@
 import { GymError, isGymError } from '../errors';
 import { createLogger } from '../util/logger';
 import { evalRun } from './commands/eval-run';
+import { evalReverify } from './commands/eval-reverify';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
+import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
 import { server, setup, worker } from './commands/infra';
@@ -15,6 +17,11 @@ const COMMANDS: Record<string, Handler> = {
   'eval status': evalStatus,
   'eval list': evalList,
   'eval resume': evalResume,
+  'eval reverify': evalReverify,
+  'eval pause': evalPause,
+  'eval unpause': evalUnpause,
+  'eval concurrency': evalConcurrency,
+  'eval cancel': evalCancel,
   'env list': envList,
   'env serve': envServe,
   'server': server,
@@ -28,6 +35,8 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval status <run>      progress or metrics of a run (folder or id)
   gym eval list              runs known to the Temporal server
   gym eval resume <run>      re-attach to a running or interrupted run
+  gym eval reverify <rollouts.jsonl> --env <name> [--tasks <jsonl>]   recompute rewards without the policy model
+  gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
   gym server start|stop|status   the embedded Temporal dev server

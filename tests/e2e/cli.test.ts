@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gym } from '../helpers/gym-cli';
+import { spawnWorker, waitFor } from '../helpers/worker-process';
 import { tempDir } from '../helpers/run';
 import { freePort, startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -135,5 +136,33 @@ describe('gym eval against a running server', () => {
     const ids = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)._ng_rollout_id);
     expect(new Set(ids).size).toBe(30);
     expect(ids).toHaveLength(30);
+  });
+
+  it('pauses, unpauses, re-sizes and cancels a detached run', async () => {
+    const out = path.join(await tempDir(), 'cli-control');
+    const args = ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--num-repeats', '2', '--detach'];
+    expect((await gym(args, env)).code).toBe(0);
+    expect((await gym(['eval', 'pause', out], env)).stdout).toMatch(/pause: sent/);
+    const worker = spawnWorker(env);
+    try {
+      const status = async () => JSON.parse((await gym(['eval', 'status', out, '--json'], env)).stdout);
+      await waitFor(async () => (await status()).progress?.paused === true, 'the paused run to answer its progress query', 60_000);
+      expect((await status()).progress.done).toBe(0);
+      expect((await gym(['eval', 'concurrency', out, '5'], env)).code).toBe(0);
+      expect((await gym(['eval', 'unpause', out], env)).code).toBe(0);
+      await waitFor(async () => (await status()).status === 'COMPLETED', 'the run to complete', 120_000);
+      expect(readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean)).toHaveLength(10);
+
+      const second = path.join(await tempDir(), 'cli-cancel');
+      await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', second, '--detach', '--num-repeats', '4', '--mock-latency-ms', '5000'], env);
+      expect((await gym(['eval', 'cancel', second], env)).code).toBe(0);
+      await waitFor(async () => /cancelled/.test((await gym(['eval', 'status', second], env)).stdout), 'the cancelled status', 60_000);
+      expect((await gym(['eval', 'status', second], env)).stdout).toMatch(/gym eval resume/);
+      const notRunning = await gym(['eval', 'pause', second], env);
+      expect(notRunning.code).toBe(6);
+      expect(notRunning.stderr).toMatch(/not running/);
+    } finally {
+      await worker.kill();
+    }
   });
 });

@@ -1,0 +1,255 @@
+// Re-verifies every recorded NeMo Gym rollout in the repository with Gymflow's environments and
+// writes the conformance table, docs/environments.md:
+//   npx tsx scripts/conformance.ts
+// tests/reverify/conformance.test.ts regenerates the table in memory and fails when the file is stale.
+import { readdirSync, existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isGymError } from '../src/errors';
+import { assistantMessage } from '../src/environments/example_single_tool_call';
+import { environmentNames, getEnvironment } from '../src/environments/registry';
+import type { AnyEnvironment, JudgeCall } from '../src/environments/types';
+import { joinRollouts, readRows, reverifyRollouts, type NumberedRow } from '../src/reverify';
+import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/reverify/judge';
+import { summarize, type Disagreement } from '../src/reverify/report';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const FIXTURES = path.join(ROOT, 'tests/fixtures/nemo-gym');
+export const DOC_FILE = path.join(ROOT, 'docs/environments.md');
+
+/** Environments whose recorded rewards are known not to be all reproducible, and why. */
+export const EXCEPTIONS: Record<string, string> = {
+  mcqa: 'One recorded reward is stale: NeMo Gym recorded 0.0 for `\\boxed{\\nC: …}` (example_rollouts.jsonl line 3), which its current verifier, and Gymflow, score 1.0.',
+  blackjack: "NeMo Gym deals from an unseeded random.Random(), so its recorded games cannot be dealt again: agreement is chance.",
+  workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
+};
+
+/** Context for a row that agrees, where the table alone would mislead. */
+const NOTES: Record<string, string> = {
+  equivalence_llm_judge:
+    "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
+  math_with_judge:
+    "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
+  social_bias:
+    'Reference rollouts (policy answer + recorded judgments); the judge prompts are rendered by Gymflow, and tests/environments/social_bias.test.ts checks they hash like NeMo Gym\'s.',
+};
+
+export interface FileCheck {
+  file: string;
+  tasksFile?: string;
+  rows: number;
+  checked: number;
+  compared: number;
+  agreed: number;
+  disagreements: Disagreement[];
+  judgeFailed: number;
+  verifyErrors: number;
+  unjoined: number;
+  error?: string;
+}
+
+export interface EnvRow {
+  name: string;
+  env?: AnyEnvironment;
+  files: FileCheck[];
+  /** Rollouts in the files, whether or not they could be checked. */
+  recorded: number;
+}
+
+const rel = (file: string) => path.relative(ROOT, file);
+const jsonlIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f)) : []);
+const isRolloutFile = (file: string) => /^example_rollouts.*\.jsonl$/.test(path.basename(file)) && !file.endsWith('_materialized_inputs.jsonl');
+
+interface Source {
+  env: string;
+  file: string;
+  /** Task files the rollouts may have been played from: the rest of the folder, and the environment's own data. */
+  candidates: string[];
+}
+
+function sources(): Source[] {
+  const dirs = [
+    ...readdirSync(FIXTURES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => ({ env: d.name, dir: path.join(FIXTURES, d.name) })),
+    ...readdirSync(path.join(ROOT, 'src/environments'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => ({ env: d.name, dir: path.join(ROOT, 'src/environments', d.name, 'data') })),
+  ];
+  return dirs.flatMap(({ env, dir }) => {
+    const own = path.join(ROOT, 'src/environments', env, 'data');
+    const candidates = [...new Set([...jsonlIn(dir), ...jsonlIn(own)])].filter((f) => !/rollouts/.test(path.basename(f)));
+    return jsonlIn(dir).filter(isRolloutFile).map((file) => ({ env, file, candidates }));
+  });
+}
+
+/** The candidate task file that joins the most rollouts (stateless join, so trying each is cheap). */
+async function bestTasks(rollouts: NumberedRow[], candidates: string[]) {
+  let best: { file: string; rows: NumberedRow[]; joined: number } | undefined;
+  for (const file of candidates) {
+    const rows = await readRows(file, 'tasks');
+    const joined = joinRollouts(rollouts, rows, () => false).joined.length;
+    if (joined > (best?.joined ?? 0)) best = { file, rows, joined };
+  }
+  return best;
+}
+
+/**
+ * social_bias ships reference rollouts (policy answer + the two recorded judgments) rather than rollout
+ * rows. As rollout rows: the task's input, the answer as one assistant message; the judgments become
+ * judge exchanges keyed by the prompts Gymflow renders for them.
+ */
+export async function bbqReferenceRollouts(env: AnyEnvironment, references: NumberedRow[], tasks: NumberedRow[]) {
+  const rollouts: NumberedRow[] = [];
+  const exchanges: JudgeExchange[] = [];
+  for (const { line, row: ref } of references) {
+    const task = tasks.find((t) => (t.row.expected_values as { provenance_id?: string } | undefined)?.provenance_id === ref.provenance_id)?.row;
+    if (!task) {
+      rollouts.push({ line, row: ref });
+      continue;
+    }
+    const response = { id: `resp_${String(ref.provenance_id)}`, object: 'response' as const, output: [assistantMessage(String(ref.policy_response))] };
+    const judge: JudgeCall = async (params) => {
+      const check = (params.text as { format?: { name?: string } } | undefined)?.format?.name ?? '';
+      const output = [assistantMessage(JSON.stringify(check.includes('answer_check') ? ref.answer_judgment : ref.explanation_judgment))];
+      exchanges.push({ responses_create_params: { input: params.input }, response: { output } });
+      return { id: 'resp_judge', object: 'response', output };
+    };
+    await env.verify(env.taskSchema.parse(task), response, { state: null, judge });
+    rollouts.push({ line, row: { responses_create_params: task.responses_create_params, response, reward: ref.reward } });
+  }
+  return { rollouts, exchanges };
+}
+
+async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck> {
+  const recorded = await readRows(source.file, 'rollouts');
+  const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
+  try {
+    let rollouts = recorded;
+    let exchanges = recordedJudgeExchanges(recorded.map((r) => r.row));
+    if (recorded.every((r) => 'policy_response' in r.row)) {
+      const example = source.candidates.find((c) => path.basename(c) === 'example.jsonl');
+      ({ rollouts, exchanges } = await bbqReferenceRollouts(env, recorded, example ? await readRows(example, 'tasks') : []));
+    }
+    const tasks = await bestTasks(rollouts, source.candidates);
+    const report = await reverifyRollouts({
+      env,
+      rollouts,
+      tasks: tasks?.rows,
+      force: true,
+      skipUnjoined: true,
+      judge: exchanges.length || env.requiresJudge ? replayJudge(exchanges) : undefined,
+    });
+    const summary = summarize(report);
+    return {
+      ...base,
+      tasksFile: tasks && rel(tasks.file),
+      checked: report.checked.length,
+      compared: summary.compared,
+      agreed: summary.agreed,
+      disagreements: summary.disagreements,
+      judgeFailed: summary.judgeFailed.length,
+      verifyErrors: summary.verifyErrors.length,
+      unjoined: report.unjoined.length,
+    };
+  } catch (e) {
+    if (!isGymError(e)) throw e;
+    return { ...base, error: [e.message, ...(e.details ?? [])].join('; ') };
+  }
+}
+
+function registered(name: string): AnyEnvironment | undefined {
+  return environmentNames().includes(name) ? getEnvironment(name) : undefined;
+}
+
+export async function conformance(): Promise<EnvRow[]> {
+  const all = sources();
+  const names = [...new Set([...environmentNames(), ...all.map((s) => s.env)])].sort();
+  const rows: EnvRow[] = [];
+  for (const name of names) {
+    const env = registered(name);
+    const mine = all.filter((s) => s.env === name);
+    const files: FileCheck[] = [];
+    let recorded = 0;
+    for (const source of mine) {
+      if (env) {
+        const check = await checkFile(env, source);
+        files.push(check);
+        recorded += check.rows;
+      } else {
+        recorded += (await readRows(source.file, 'rollouts')).length;
+      }
+    }
+    rows.push({ name, env, files, recorded });
+  }
+  return rows;
+}
+
+const sum = (files: FileCheck[], key: 'checked' | 'compared' | 'agreed' | 'judgeFailed' | 'verifyErrors' | 'unjoined') => files.reduce((n, f) => n + f[key], 0);
+// Escaped so `|` cannot split a cell and `<action>`-like text is not taken for an HTML tag.
+const cell = (text: string) => text.replace(/[|<]/g, '\\$&');
+
+function notes(row: EnvRow): string {
+  const parts: string[] = [];
+  if (!row.env) parts.push(`Pending: not registered yet (${row.recorded} recorded rollouts waiting).`);
+  else if (!row.files.length) parts.push('No recorded rollouts.');
+  if (EXCEPTIONS[row.name]) parts.push(EXCEPTIONS[row.name]!);
+  if (NOTES[row.name]) parts.push(NOTES[row.name]!);
+  if (row.env?.requiresJudge && row.files.length) parts.push('Judge replies replayed from the recording.');
+  const unjoined = sum(row.files, 'unjoined');
+  if (unjoined) parts.push(`${unjoined} rollout(s) have no task row.`);
+  const failed = sum(row.files, 'judgeFailed') + sum(row.files, 'verifyErrors');
+  if (failed) parts.push(`${failed} rollout(s) failed to verify.`);
+  for (const f of row.files) if (f.error) parts.push(`${f.file}: ${f.error}`);
+  return parts.join(' ');
+}
+
+function tableRow(row: EnvRow): string {
+  const env = row.env;
+  const checked = sum(row.files, 'checked');
+  const cells = [
+    `\`${row.name}\``,
+    env?.description ?? '—',
+    env ? (env.agent ?? 'simple_agent') : '—',
+    env ? (env.reverifyMode === 'stateful' ? 'yes' : 'no') : '—',
+    env ? (env.requiresJudge ? 'yes' : 'no') : '—',
+    env ? String(checked) : '—',
+    env && row.files.length ? `${sum(row.files, 'agreed')}/${sum(row.files, 'compared')}` : '—',
+    notes(row),
+  ];
+  return `| ${cells.map(cell).join(' | ')} |`;
+}
+
+function fileLine(f: FileCheck): string {
+  const tasks = f.tasksFile ? `tasks \`${f.tasksFile}\`` : f.checked ? 'no task file joins; each rollout graded as its own task' : 'no task file joins';
+  const disagree = f.disagreements.map((d) => `line ${d.line}: ${d.recorded} → ${d.recomputed}`).join(', ');
+  return `- \`${f.file}\` (${tasks}): ${f.agreed}/${f.compared} agree${disagree ? `; differs at ${disagree}` : ''}`;
+}
+
+export function renderDoc(rows: EnvRow[]): string {
+  const checkedFiles = rows.flatMap((r) => r.files);
+  return [
+    '# Environments',
+    '',
+    'Every environment Gymflow serves, and how closely it reproduces NeMo Gym. The table is generated by',
+    '`npx tsx scripts/conformance.ts` (do not edit it by hand; `tests/reverify/conformance.test.ts` fails when it is stale).',
+    'The script runs the `gym eval reverify` library over every recorded NeMo Gym rollout file in the repository',
+    '(`tests/fixtures/nemo-gym/<env>/example_rollouts*.jsonl` and `src/environments/<env>/data/example_rollouts*.jsonl`):',
+    "each rollout is joined to its task row (by `_ng_task_index` or identical input, in whichever of the folder's task",
+    "files joins the most), its recorded episode is verified again by the registered environment — stateful ones",
+    'after replaying the recorded tool calls into a fresh session, judge environments with the judge replies recorded',
+    'with the rollouts — and the recomputed reward is compared with the one NeMo Gym recorded (equal to 1e-9).',
+    '',
+    '| environment | grades | agent | stateful | judge | rollouts checked | agreement | notes |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(tableRow),
+    '',
+    '## Files checked',
+    '',
+    ...checkedFiles.map(fileLine),
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const rows = await conformance();
+  await writeFile(DOC_FILE, renderDoc(rows));
+  console.log(`wrote ${rel(DOC_FILE)}: ${rows.length} environments, ${rows.reduce((n, r) => n + sum(r.files, 'checked'), 0)} rollouts checked`);
+}

@@ -1,0 +1,38 @@
+// `gym eval pause|unpause|cancel|concurrency`: steer a running run through its workflow's signals.
+import type { Logger } from 'pino';
+import { GymError } from '../../errors';
+import { resolveRun } from '../../runs/client';
+import { pauseSignal, resumeSignal, setConcurrencySignal } from '../../../workflows/definitions';
+import { intFlag, parseFlags } from '../args';
+import { openSession } from '../session';
+
+const USAGE = `usage: gym eval pause <run>          stop starting new rollouts (those in flight finish)
+       gym eval unpause <run>        start rollouts again
+       gym eval concurrency <run> N  change how many rollouts are in flight
+       gym eval cancel <run>         cancel the run (gym eval resume continues it later)`;
+
+async function control(action: 'pause' | 'unpause' | 'cancel' | 'concurrency', argv: string[], logger: Logger, say: (line: string) => void) {
+  const { values, positionals } = parseFlags(argv, {}, USAGE);
+  if (values.help) return say(USAGE);
+  const expected = action === 'concurrency' ? 2 : 1;
+  if (positionals.length !== expected) throw new GymError('BAD_FLAG', `gym eval ${action}: wrong arguments\n\n${USAGE}`);
+  const { workflowId } = await resolveRun(positionals[0]!);
+  const session = await openSession(logger, say);
+  try {
+    const handle = session.client.workflow.getHandle(workflowId);
+    const status = (await handle.describe().catch(() => undefined))?.status.name;
+    if (status !== 'RUNNING') throw new GymError('CONFLICT', `run ${workflowId} is ${status?.toLowerCase() ?? 'unknown to this server'}, not running`);
+    if (action === 'pause') await handle.signal(pauseSignal);
+    else if (action === 'unpause') await handle.signal(resumeSignal);
+    else if (action === 'cancel') await handle.cancel();
+    else await handle.signal(setConcurrencySignal, intFlag({ n: positionals[1] }, 'n', { min: 1 })!);
+    say(`${action}: sent to ${workflowId}`);
+  } finally {
+    await session.close();
+  }
+}
+
+export const evalPause = (argv: string[], logger: Logger, say: (line: string) => void) => control('pause', argv, logger, say);
+export const evalUnpause = (argv: string[], logger: Logger, say: (line: string) => void) => control('unpause', argv, logger, say);
+export const evalCancel = (argv: string[], logger: Logger, say: (line: string) => void) => control('cancel', argv, logger, say);
+export const evalConcurrency = (argv: string[], logger: Logger, say: (line: string) => void) => control('concurrency', argv, logger, say);

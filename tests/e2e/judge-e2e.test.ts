@@ -1,0 +1,78 @@
+// Judge-graded environments end to end in a durable eval on a real Temporal server: the policy is the
+// mock replaying NeMo Gym's recorded episodes, the judge is a second mock model replaying the recorded
+// judge replies by prompt, both through the gateway. The rewards must equal the ones NeMo Gym recorded.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bbqReferenceRollouts } from '../../scripts/conformance';
+import { getEnvironment } from '../../src/environments/registry';
+import { parseModelSpec } from '../../src/gateway/spec';
+import { inputKey, readRows, type Row } from '../../src/reverify';
+import { recordedJudgeExchanges, type JudgeExchange } from '../../src/reverify/judge';
+import { FIXTURES, readJsonl } from '../environments/nemo_fixtures';
+import { runConfig, runInProcess, tempDir } from '../helpers/run';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const writeJsonl = (file: string, rows: readonly unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+
+/** Runs the tasks with the policy and the judge both replayed, and returns each record with the reward NeMo Gym recorded for its input. */
+async function judgedRun(envName: string, inputFile: string, rollouts: readonly Row[], exchanges: readonly JudgeExchange[]) {
+  const dir = await tempDir(`gymflow-judge-${envName}-`);
+  const policyReplay = path.join(dir, 'policy_replay.jsonl');
+  const judgeReplay = path.join(dir, 'judge_replay.jsonl');
+  writeJsonl(policyReplay, rollouts);
+  writeJsonl(judgeReplay, exchanges);
+  const runDir = path.join(dir, 'run');
+  const config = {
+    ...runConfig({ runDir, envName, inputFile, model: { replay_files: [policyReplay] } }),
+    judgeModel: parseModelSpec({ backend: 'mock', env: envName, replay_files: [judgeReplay] }),
+  };
+  const result = await runInProcess(server, config);
+  const recorded = new Map(rollouts.map((r) => [inputKey(r), r.reward]));
+  const records = readJsonl<Row>(path.join(runDir, 'rollouts.jsonl'));
+  return { result, runDir, records: records.map((r) => ({ record: r, recorded: recorded.get(inputKey(r)) })) };
+}
+
+describe('equivalence_llm_judge in a durable eval', () => {
+  it('reproduces every recorded reward and first verdict, with the judge replayed through the gateway', async () => {
+    const dir = path.join(FIXTURES, 'equivalence_llm_judge');
+    const rollouts = readJsonl<Row>(path.join(dir, 'example_rollouts_openqa.jsonl'));
+    const { result, records } = await judgedRun('equivalence_llm_judge', path.join(dir, 'example_openqa.jsonl'), rollouts, recordedJudgeExchanges(rollouts));
+
+    expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
+    expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
+    expect(new Set(records.map((r) => r.recorded))).toEqual(new Set([0, 1]));
+    // The registered environment has NeMo Gym's shipped settings (one judge call); the recordings were made
+    // with the OpenQA settings, which also ask with the answers swapped. The first verdicts must agree.
+    const firstLabel = (row: Row) => (row.judge_evaluations as { verdict_label?: string | null }[])[0]?.verdict_label;
+    for (const { record } of records) {
+      const recorded = rollouts.find((r) => inputKey(r) === inputKey(record))!;
+      expect(firstLabel(record)).toBe(firstLabel(recorded));
+    }
+  });
+});
+
+describe('social_bias in a durable eval', () => {
+  it("reproduces the reference rollouts' rewards from their recorded judgments", async () => {
+    const data = path.resolve(import.meta.dirname, '../../src/environments/social_bias/data');
+    const references = await readRows(path.join(data, 'example_rollouts.jsonl'), 'references');
+    const tasks = await readRows(path.join(data, 'example.jsonl'), 'tasks');
+    // The references hold the policy's answer and both judgments; their judge prompts are rendered by
+    // our verify (tests/environments/social_bias.test.ts checks they hash like NeMo Gym's).
+    const { rollouts, exchanges } = await bbqReferenceRollouts(getEnvironment('social_bias'), references, tasks);
+    const { result, records } = await judgedRun('social_bias', path.join(data, 'example.jsonl'), rollouts.map((r) => r.row), exchanges);
+
+    expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
+    expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
+    // Full, partial (low-quality explanation) and no credit are all among them.
+    expect(records.map((r) => r.record.reward as number).sort()).toEqual([0, 0.5, 1, 1, 1]);
+  });
+});
