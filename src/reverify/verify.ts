@@ -1,6 +1,6 @@
 // Re-verifies one recorded episode: rebuild the session state the environment's verify reads, then
 // grade. A judge that gives no verdict is a judge failure, not a reward.
-import { runTool } from '../../activities/rollout-steps';
+import { runTool } from '../environments/tools';
 import { JudgeError, type AnyEnvironment, type JudgeCall } from '../environments/types';
 import { functionCalls, type ResponseObject } from '../schemas/responses';
 import type { VerifyResult } from '../schemas/verify';

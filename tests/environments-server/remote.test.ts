@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTool } from '../../activities/rollout-steps';
+import { runTool } from '../../src/environments/tools';
 import { getEnvironment } from '../../src/environments/registry';
 import { createRemoteEnvironment, mergeCookies, type RemoteEnvironmentConfig, type RemoteState } from '../../src/environments/remote';
 import { startEnvironmentServer, type EnvironmentServer } from '../../src/environments/server';

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { runTool } from '../../../activities/rollout-steps';
+import { runTool } from '../tools';
 import { GymError } from '../../errors';
 import { GatewayError } from '../../gateway/errors';
 import { readJson, sendJson } from '../../gateway/http';
