@@ -52,6 +52,9 @@ describe('gym eval run refuses bad input before starting anything', () => {
     const unknownEnv = await gym(['eval', 'run', '--env', 'nope', '--model', 'mock', '--input', EXAMPLE, '--output', out], env);
     expect(unknownEnv.code).toBe(2);
     expect(unknownEnv.stderr).toMatch(/unknown environment "nope"/);
+    const remote = await gym(['eval', 'run', '--env', 'remote', '--model', 'mock', '--input', EXAMPLE, '--output', out], env);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/--env remote needs --remote-url/);
     const missing = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', '/no/such.jsonl', '--output', out], env);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toMatch(/\/no\/such\.jsonl/);

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { environmentNames, getEnvironment } from '../../environments/registry';
+import { environmentNames, getEnvironment, remoteEnvironmentName } from '../../environments/registry';
 import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
@@ -22,6 +22,7 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --max-steps S        model turns per rollout (default: until the model stops calling tools)
   --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
   --run-id ID          name of the run (default: derived from the output folder)
+  --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
   --detach             start the run and return; workers elsewhere (gym worker start) run it
   --no-worker          follow the run without running a worker in this process
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
@@ -31,6 +32,8 @@ judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-mod
 const FLAGS = {
   config: { type: 'string', short: 'c' },
   env: { type: 'string' },
+  'remote-url': { type: 'string' },
+  'remote-tools': { type: 'string' },
   model: { type: 'string' },
   input: { type: 'string', short: 'i' },
   output: { type: 'string', short: 'o' },
@@ -83,9 +86,21 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
   throw new GymError('BAD_FLAG', `--${prefix}model must be "mock" or "openai", got "${backend}"`);
 }
 
+function environmentFlag(values: Values): string {
+  const name = requireFlag(values, 'env', EVAL_RUN_USAGE);
+  if (name === 'remote') {
+    const url = values['remote-url'] as string | undefined;
+    if (!url) throw new GymError('BAD_FLAG', '--env remote needs --remote-url <base URL of the NeMo Gym resources server>');
+    const tools = ((values['remote-tools'] as string | undefined) ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+    return remoteEnvironmentName(url, tools);
+  }
+  if (values['remote-url']) throw new GymError('BAD_FLAG', '--remote-url only goes with --env remote');
+  if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
+  return name;
+}
+
 export function buildRunConfig(values: Values): RunConfig {
-  const envName = requireFlag(values, 'env', EVAL_RUN_USAGE);
-  if (!environmentNames().includes(envName)) throw new GymError('BAD_FLAG', `--env: unknown environment "${envName}"; known: ${environmentNames().join(', ')}`);
+  const envName = environmentFlag(values);
   requireFlag(values, 'model', EVAL_RUN_USAGE);
   const inputFile = path.resolve(requireFlag(values, 'input', EVAL_RUN_USAGE));
   if (!existsSync(inputFile)) throw new GymError('NOT_FOUND', `--input file ${inputFile} does not exist`);

@@ -1,0 +1,47 @@
+// A durable run driving a NeMo Gym-compatible resources server over HTTP (here Gymflow's own server
+// for example_multi_step, which speaks the same routes): NeMo Gym's recorded model outputs replayed
+// through it earn NeMo Gym's recorded rewards, and the session cookie lives in the persisted state.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getEnvironment, remoteEnvironmentName } from '../../src/environments/registry';
+import { startEnvironmentServer } from '../../src/environments/server';
+import { runConfig, runInProcess, tempDir, quietLogger } from '../helpers/run';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step');
+
+let server: TestServer;
+let envServer: Awaited<ReturnType<typeof startEnvironmentServer>>;
+beforeAll(async () => {
+  server = await startTestServer();
+  envServer = await startEnvironmentServer({ env: getEnvironment('example_multi_step'), logger: quietLogger });
+});
+afterAll(async () => {
+  await envServer?.close();
+  await server?.stop();
+});
+
+describe('the remote environment in a durable run', () => {
+  it("reproduces NeMo Gym's recorded rewards through a resources server", async () => {
+    const runDir = await tempDir('gymflow-remote-');
+    const envName = remoteEnvironmentName(envServer.url, ['get_synonym_value', 'extract_synonym_values']);
+    const config = runConfig({
+      runDir,
+      envName,
+      inputFile: path.join(FIXTURES, 'example.jsonl'),
+      model: { env: envName, replay_files: [path.join(FIXTURES, 'example_rollouts.jsonl')] },
+    });
+    const result = await runInProcess(server, config);
+    expect(result.metrics.rollouts_recorded).toBe(5);
+    const records = readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(records.map((r) => r.reward)).toEqual([1, 1, 1, 1, 1]);
+    // The remote server computed the extras NeMo Gym's verify returns.
+    expect(records.every((r) => Array.isArray(r.parsed_synonym_values) && r.accuracy === true)).toBe(true);
+    // The tool outputs came from the server, and the session cookie was persisted with the state.
+    const seed = JSON.parse(readFileSync(path.join(runDir, 'work', '0-0', 'seed.json'), 'utf8'));
+    expect(seed.state.cookie).toMatch(/^session=/);
+    const tool = JSON.parse(readFileSync(path.join(runDir, 'work', '0-0', 'step-1.tool-0.json'), 'utf8'));
+    expect(JSON.parse(tool.item.output)).toHaveProperty('synonym_value');
+  });
+});
