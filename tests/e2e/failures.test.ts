@@ -76,3 +76,32 @@ describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)',
     for (const h of histories) expect(h.json).not.toContain(SECRET);
   });
 });
+
+describe('a judge model that keeps failing', () => {
+  it('routes judge-graded rollouts to the sidecar as judge_failed, never as reward 0', async () => {
+    const fixtures = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/equivalence_llm_judge');
+    const runDir = await tempDir('gymflow-judge-failures-');
+    const config = {
+      ...runConfig({
+        runDir,
+        envName: 'equivalence_llm_judge',
+        inputFile: path.join(fixtures, 'example_openqa.jsonl'),
+        limit: 2,
+        maximumAttempts: 2,
+        model: { replay_files: [path.join(fixtures, 'example_rollouts_openqa.jsonl')] },
+      }),
+      judgeModel: parseModelSpec({ backend: 'openai', model: 'judge-test', base_url: upstream.url, api_key_env: 'GYMFLOW_TEST_KEY' }),
+    };
+    upstream.failWith(503, 'judge overloaded');
+    const result = await runInProcess(server, config);
+    expect(result.metrics.rollouts_recorded).toBe(0);
+    expect(result.metrics.failure_classes).toEqual({ judge_failed: 2 });
+    const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(sidecar.map((f) => [f._ng_failure_class, f.stage, f.attempt])).toEqual([
+      ['judge_failed', 'verify', 2],
+      ['judge_failed', 'verify', 2],
+    ]);
+    expect(sidecar[0].message).toMatch(/judge call failed/);
+    upstream.recover();
+  });
+});
