@@ -82,32 +82,32 @@ export function createResultActivities(deps: { gateway: Gateway }) {
 
     async recordFailure(ref: RolloutRef & FailureDescription): Promise<void> {
       return runActivity(async () => {
-      const store = new RunStore(ref.runDir);
-      const record: FailureRecord = {
-        _ng_task_index: ref.taskIndex,
-        _ng_rollout_index: ref.rolloutIndex,
-        _ng_rollout_id: idOf(ref),
-        _ng_failure_class: ref.failureClass as FailureRecord['_ng_failure_class'],
-        message: ref.message,
-        stage: ref.stage,
-        attempt: ref.attempt,
-        failed_at: new Date().toISOString(),
-      };
-      await store.appendFailure(record);
+        const store = new RunStore(ref.runDir);
+        const record: FailureRecord = {
+          _ng_task_index: ref.taskIndex,
+          _ng_rollout_index: ref.rolloutIndex,
+          _ng_rollout_id: idOf(ref),
+          _ng_failure_class: ref.failureClass as FailureRecord['_ng_failure_class'],
+          message: ref.message,
+          stage: ref.stage,
+          attempt: ref.attempt,
+          failed_at: new Date().toISOString(),
+        };
+        await store.appendFailure(record);
       });
     },
 
     async finalizeRun(input: { runDir: string; expected: number }): Promise<RunMetrics> {
       return runActivity(async () => {
-      const store = new RunStore(input.runDir);
-      const { rollouts, failures } = await store.compactResults();
-      const metrics = computeRunMetrics({
-        expected: input.expected,
-        rollouts: rollouts.map((r) => ({ taskIndex: r._ng_task_index, rolloutIndex: r._ng_rollout_index, reward: r.reward, rewardComponents: r.reward_components })),
-        failureClasses: failures.map((f) => f._ng_failure_class),
-      });
-      await store.writeJson(store.metricsPath, metrics);
-      return metrics;
+        const store = new RunStore(input.runDir);
+        const { rollouts, failures } = await store.compactResults();
+        const metrics = computeRunMetrics({
+          expected: input.expected,
+          rollouts: rollouts.map((r) => ({ taskIndex: r._ng_task_index, rolloutIndex: r._ng_rollout_index, reward: r.reward, rewardComponents: r.reward_components })),
+          failureClasses: failures.map((f) => f._ng_failure_class),
+        });
+        await store.writeJson(store.metricsPath, metrics);
+        return metrics;
       });
     },
   };
