@@ -80,8 +80,42 @@ function remoteEnvironment(name: string): AnyEnvironment {
   return env;
 }
 
+/**
+ * The name of an environment with settings: `name?key=value&…`, values as JSON. Like a remote name,
+ * it carries the settings through manifests, workflows and activities, and into the run's identity.
+ */
+export function configuredEnvironmentName(name: string, options: Record<string, unknown>): string {
+  const keys = Object.keys(options).sort();
+  if (!keys.length) return name;
+  return `${name}?${keys.map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(JSON.stringify(options[k]))}`).join('&')}`;
+}
+
+function configuredEnvironment(name: string): AnyEnvironment {
+  const [base, query] = [name.slice(0, name.indexOf('?')), name.slice(name.indexOf('?') + 1)];
+  const env = getEnvironment(base);
+  if (!env.configurable) throw new GymError('BAD_FLAG', `environment "${base}" has no settings`);
+  const options: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(query)) {
+    try {
+      options[key] = JSON.parse(value);
+    } catch {
+      options[key] = value;
+    }
+  }
+  // Strict: a misspelt setting must be an error, not silently ignored.
+  const parsed = env.configurable.schema.strict().safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new GymError('BAD_FLAG', `environment "${base}" setting ${issue.path.join('.') || '(settings)'}: ${issue.message}`);
+  }
+  const configured = { ...env.configurable.create(parsed.data), name };
+  byName.set(name, configured);
+  return configured;
+}
+
 export function getEnvironment(name: string): AnyEnvironment {
   if (name.startsWith(REMOTE_PREFIX) && !byName.has(name)) return remoteEnvironment(name);
+  if (name.includes('?') && !byName.has(name)) return configuredEnvironment(name);
   const env = byName.get(name);
   if (!env) {
     throw new GymError('NOT_FOUND', `unknown environment "${name}"; known: ${environmentNames().join(', ')}`);

@@ -56,6 +56,12 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
    * Turn-based environments (NeMo Gym's gymnasium agent) answer each model turn themselves instead of
    * through tools: `reset` gives the first observation, `step` the reply to one turn.
    */
+  /**
+   * The environment's settings (NeMo Gym's per-server config keys), for environments that have any:
+   * `schema` validates options given for a run, `create` builds the environment with them applied
+   * over its defaults.
+   */
+  configurable?: { schema: z.ZodObject; create(options: Record<string, any>): AnyEnvironment };
   reset?(task: Task): { state: State; items: ConversationItem[] };
   step?(task: Task, state: State, turn: readonly ConversationItem[]): TurnReply<State>;
   seedSession(task: Task): Promise<State> | State;

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { environmentNames, getEnvironment, remoteEnvironmentName } from '../../environments/registry';
+import { configuredEnvironmentName, environmentNames, getEnvironment, remoteEnvironmentName } from '../../environments/registry';
 import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
@@ -22,6 +22,7 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --max-steps S        model turns per rollout (default: until the model stops calling tools)
   --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
   --run-id ID          name of the run (default: derived from the output folder)
+  --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
   --detach             start the run and return; workers elsewhere (gym worker start) run it
   --no-worker          follow the run without running a worker in this process
@@ -34,6 +35,7 @@ const FLAGS = {
   env: { type: 'string' },
   'remote-url': { type: 'string' },
   'remote-tools': { type: 'string' },
+  'env-option': { type: 'string', multiple: true },
   model: { type: 'string' },
   input: { type: 'string', short: 'i' },
   output: { type: 'string', short: 'o' },
@@ -96,7 +98,20 @@ function environmentFlag(values: Values): string {
   }
   if (values['remote-url']) throw new GymError('BAD_FLAG', '--remote-url only goes with --env remote');
   if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
-  return name;
+  const options: Record<string, unknown> = {};
+  for (const pair of (values['env-option'] as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new GymError('BAD_FLAG', `--env-option must be KEY=VALUE, got "${pair}"`);
+    const raw = pair.slice(eq + 1);
+    try {
+      options[pair.slice(0, eq)] = JSON.parse(raw);
+    } catch {
+      options[pair.slice(0, eq)] = raw;
+    }
+  }
+  const configured = configuredEnvironmentName(name, options);
+  getEnvironment(configured);
+  return configured;
 }
 
 export function buildRunConfig(values: Values): RunConfig {

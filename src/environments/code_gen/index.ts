@@ -43,6 +43,23 @@ export const DEFAULT_CODE_GEN_OPTIONS: CodeGenOptions = {
   reasoningFormatPenalty: 0,
 };
 
+/** The settings a run may give, under NeMo Gym's config key names. */
+export const CodeGenSettings = z.object({
+  unit_test_timeout_secs: z.number().int().min(1).optional(),
+  unit_test_memory_limit_mb: z.number().int().min(64).optional(),
+  reasoning_format_penalty: z.number().optional(),
+  concurrency: z.number().int().min(1).optional(),
+});
+
+function fromSettings(s: z.infer<typeof CodeGenSettings>): Partial<CodeGenOptions> {
+  return {
+    ...(s.unit_test_timeout_secs !== undefined && { timeoutSecs: s.unit_test_timeout_secs }),
+    ...(s.unit_test_memory_limit_mb !== undefined && { memoryBytes: s.unit_test_memory_limit_mb * 1024 ** 2 }),
+    ...(s.reasoning_format_penalty !== undefined && { reasoningFormatPenalty: s.reasoning_format_penalty }),
+    ...(s.concurrency !== undefined && { concurrency: s.concurrency }),
+  };
+}
+
 export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environment<CodeGenTask, null> {
   const options = { ...DEFAULT_CODE_GEN_OPTIONS, ...overrides };
   const runTests = createSandbox(options);
@@ -51,6 +68,7 @@ export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environm
     description: 'Write a program for a competitive-programming problem; reward 1.0 when it passes every unit test.',
     taskSchema: CodeGenTask,
     reverifyMode: 'stateless',
+    configurable: { schema: CodeGenSettings, create: (settings) => createCodeGen({ ...options, ...fromSettings(settings) }) },
     seedSession: () => null,
     tools: {},
     async verify(task, response): Promise<VerifyResult> {

@@ -25,6 +25,7 @@ export function createEquivalenceLlmJudge(overrides: Partial<EquivalenceJudgeCon
     description: 'An LLM judge compares the final answer with the gold answer; reward 1.0 when equivalent.',
     taskSchema: EquivalenceTask,
     reverifyMode: 'stateless',
+    configurable: { schema: EquivalenceJudgeConfig, create: createEquivalenceLlmJudge },
     requiresJudge: true,
     seedSession: () => null,
     tools: {},

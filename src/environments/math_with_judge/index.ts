@@ -17,6 +17,7 @@ export function createMathWithJudge(overrides: Partial<MathWithJudgeConfig> = {}
     description: 'Math problems; the boxed (or otherwise final) answer must be equivalent to the gold answer.',
     taskSchema: MathTask,
     reverifyMode: 'stateless',
+    configurable: { schema: MathWithJudgeConfig, create: createMathWithJudge },
     seedSession: () => null,
     tools: {},
     verify: (task, response, ctx) => verifyMath(config, task, response, ctx),

@@ -15,6 +15,7 @@ export function createSocialBias(overrides: Partial<SocialBiasConfig> = {}): Env
     description: 'BBQ-style comparative questions; reward = answer correct (0/1) × explanation quality (1 high, 0.5 low, 0 stereotyped).',
     taskSchema: SocialBiasTask,
     reverifyMode: 'stateless',
+    configurable: { schema: SocialBiasConfig, create: createSocialBias },
     requiresJudge: true,
     seedSession: () => null,
     tools: {},
