@@ -90,6 +90,9 @@ export const setConcurrencySignal = defineSignal<[number]>('setConcurrency');
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 
+/** Rollouts in flight per run at most: Temporal refuses more than 2,000 pending children per workflow. */
+export const MAX_CONCURRENCY = 1000;
+
 /** Safety cap on model turns when a run sets no max_steps, so a looping policy cannot run forever. */
 export const STEP_CAP = 100;
 

@@ -14,6 +14,7 @@ import {
 import type { Activities } from '../activities';
 import { RUN_STATUS } from '../src/temporal/search-attributes';
 import {
+  MAX_CONCURRENCY,
   pauseSignal,
   progressQuery,
   resumeSignal,
@@ -34,9 +35,13 @@ const { collateRun, finalizeRun, recordFailure } = proxyActivities<Activities>({
 
 const DEFAULT_ROLLOUTS_PER_EXECUTION = 500;
 
+function clampConcurrency(n: number): number {
+  return Math.min(MAX_CONCURRENCY, Math.max(1, Math.floor(n)));
+}
+
 export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   let phase: RunPhase = input.total === undefined ? 'collating' : 'running';
-  let concurrency = Math.max(1, input.concurrency);
+  let concurrency = clampConcurrency(input.concurrency);
   let paused = false;
   let inFlight = 0;
   let total = input.total ?? null;
@@ -53,7 +58,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     paused,
     meanReward: counts.done ? counts.rewardSum / counts.done : null,
   }));
-  setHandler(setConcurrencySignal, (n) => void (concurrency = Math.max(1, Math.floor(n))));
+  setHandler(setConcurrencySignal, (n) => void (concurrency = clampConcurrency(n)));
   setHandler(pauseSignal, () => void (paused = true));
   setHandler(resumeSignal, () => void (paused = false));
 

@@ -13,12 +13,13 @@ export function parseFlags<O extends Options>(argv: string[], options: O, usage:
   }
 }
 
-export function intFlag(values: Record<string, unknown>, name: string, opts: { min?: number; fallback?: number } = {}): number | undefined {
+export function intFlag(values: Record<string, unknown>, name: string, opts: { min?: number; max?: number; fallback?: number } = {}): number | undefined {
   const raw = values[name];
   if (raw === undefined) return opts.fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || (opts.min !== undefined && n < opts.min)) {
-    throw new GymError('BAD_FLAG', `--${name} must be an integer${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got "${String(raw)}"`);
+  if (!Number.isInteger(n) || (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max)) {
+    const range = [opts.min !== undefined ? ` ≥ ${opts.min}` : '', opts.max !== undefined ? ` ≤ ${opts.max}` : ''].filter(Boolean).join(' and');
+    throw new GymError('BAD_FLAG', `--${name} must be an integer${range}, got "${String(raw)}"`);
   }
   return n;
 }

@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ModelSpec } from '../gateway/spec';
+import { MAX_CONCURRENCY } from '../../workflows/definitions';
 import { PACKAGE_ROOT } from '../util/paths';
+
+export { MAX_CONCURRENCY };
 
 export const RunConfig = z.object({
   runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-"'),
@@ -18,7 +21,8 @@ export const RunConfig = z.object({
   judgeModel: ModelSpec.optional(),
   numRepeats: z.number().int().min(1),
   limit: z.number().int().min(1).optional(),
-  concurrency: z.number().int().min(1),
+  // Temporal refuses more than 2,000 pending children per workflow; stay well below it.
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
   maxSteps: z.number().int().min(1).optional(),
   retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1), heartbeatTimeoutMs: z.number().int().min(100) }),
   rolloutsPerExecution: z.number().int().min(1).optional(),

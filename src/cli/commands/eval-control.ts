@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { resolveRun } from '../../runs/client';
-import { pauseSignal, resumeSignal, setConcurrencySignal } from '../../../workflows/definitions';
+import { MAX_CONCURRENCY, pauseSignal, resumeSignal, setConcurrencySignal } from '../../../workflows/definitions';
 import { intFlag, parseFlags } from '../args';
 import { openSession } from '../session';
 
@@ -25,7 +25,7 @@ async function control(action: 'pause' | 'unpause' | 'cancel' | 'concurrency', a
     if (action === 'pause') await handle.signal(pauseSignal);
     else if (action === 'unpause') await handle.signal(resumeSignal);
     else if (action === 'cancel') await handle.cancel();
-    else await handle.signal(setConcurrencySignal, intFlag({ n: positionals[1] }, 'n', { min: 1 })!);
+    else await handle.signal(setConcurrencySignal, intFlag({ concurrency: positionals[1] }, 'concurrency', { min: 1, max: MAX_CONCURRENCY })!);
     say(`${action}: sent to ${workflowId}`);
   } finally {
     await session.close();

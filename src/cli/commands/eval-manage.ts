@@ -11,7 +11,7 @@ import { formatProgress } from '../progress';
 import { formatMetrics } from '../report';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
-import { setConcurrencySignal } from '../../../workflows/definitions';
+import { MAX_CONCURRENCY, setConcurrencySignal } from '../../../workflows/definitions';
 
 const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
 const LIST_USAGE = 'usage: gym eval list [--limit N] [--json]';
@@ -91,7 +91,7 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   const runDir = onePositional(positionals, RESUME_USAGE);
   const manifest = await readManifest(runDir);
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
-  const concurrency = intFlag(values, 'concurrency', { min: 1 });
+  const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY });
   const resumed = concurrency ? { ...manifest, config: { ...manifest.config, concurrency } } : manifest;
   const session = await openSession(logger, say);
   try {

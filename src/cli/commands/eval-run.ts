@@ -7,7 +7,7 @@ import { configuredEnvironmentName, environmentNames, getEnvironment, remoteEnvi
 import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
-import { DEFAULT_RETRY } from '../../../workflows/definitions';
+import { DEFAULT_RETRY, MAX_CONCURRENCY } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
 import { openSession } from '../session';
@@ -130,7 +130,7 @@ export function buildRunConfig(values: Values): RunConfig {
     judgeModel: modelSpec(values, 'judge-', envName, runDir),
     numRepeats: intFlag(values, 'num-repeats', { min: 1, fallback: 1 }),
     limit: intFlag(values, 'limit', { min: 1 }),
-    concurrency: intFlag(values, 'concurrency', { min: 1, fallback: 8 }),
+    concurrency: intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY, fallback: 8 }),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
   });
