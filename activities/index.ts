@@ -2,10 +2,12 @@
 import type { Gateway } from '../src/gateway/server';
 import { collateRun } from './collate';
 import { createResultActivities } from './results';
+import { createInlineRolloutActivity } from './rollout-inline';
 import { createRolloutStepActivities } from './rollout-steps';
 
 export function createActivities(deps: { gateway: Gateway }) {
-  return { collateRun, ...createRolloutStepActivities(deps), ...createResultActivities(deps) };
+  const steps = { ...createRolloutStepActivities(deps), ...createResultActivities(deps) };
+  return { collateRun, ...steps, ...createInlineRolloutActivity(steps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -26,8 +26,15 @@ export interface RolloutRef {
 
 export type { AgentKind };
 
+/**
+ * `turn`: every model call and tool call is an activity (resume at the last finished one).
+ * `rollout`: one heartbeating activity runs the whole rollout (fewer events; same files, same resume).
+ */
+export type Durability = 'turn' | 'rollout';
+
 export interface RolloutInput extends RolloutRef {
   agent: AgentKind;
+  durability?: Durability;
   model: ModelSpec;
   judgeModel?: ModelSpec;
   /** Model turns allowed; unset means NeMo Gym's "unlimited", bounded by a safety cap. */
@@ -59,6 +66,7 @@ export interface RunInput {
   concurrency: number;
   maxSteps?: number;
   retry: RetrySettings;
+  durability?: Durability;
   /** Continue-as-new after this many rollouts started in one execution (or when Temporal suggests it). */
   rolloutsPerExecution?: number;
   /** Carried across continue-as-new. */

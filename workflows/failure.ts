@@ -27,11 +27,13 @@ export function describeFailure(stage: RolloutStage, err: unknown, maximumAttemp
     return { failureClass: 'timeout', message: `${stage} timed out (${cause.timeoutType})`, stage, attempt: maximumAttempts };
   }
   if (cause instanceof ApplicationFailure) {
-    const detail = cause.details?.[0] as { attempt?: number } | undefined;
+    // A whole-rollout activity reports the stage it stopped in; a step activity's stage is the caller's.
+    const detail = cause.details?.[0] as { attempt?: number; stage?: RolloutStage } | undefined;
+    const at = detail?.stage ?? stage;
     return {
-      failureClass: (cause.type && CLASS_BY_TYPE[cause.type]) ?? CLASS_BY_STAGE[stage],
+      failureClass: (cause.type && CLASS_BY_TYPE[cause.type]) ?? CLASS_BY_STAGE[at],
       message: cause.message,
-      stage,
+      stage: at,
       attempt: detail?.attempt ?? maximumAttempts,
     };
   }

@@ -83,7 +83,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     const ref = { runDir: input.runDir, envName: input.envName, taskIndex, rolloutIndex };
     void executeChild(rolloutWorkflow, {
       workflowId: rolloutWorkflowId(runWfId, taskIndex, rolloutIndex),
-      args: [{ ...ref, agent, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps, retry: input.retry }],
+      args: [{ ...ref, agent, durability: input.durability, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps, retry: input.retry }],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
     })
       .then(

@@ -57,8 +57,8 @@ export async function readManifest(runDir: string): Promise<Manifest | undefined
 }
 
 export function runInput(config: RunConfig): RunInput {
-  const { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution } = config;
-  return { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution };
+  const { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution, durability } = config;
+  return { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution, durability };
 }
 
 /** Starts the run's workflow, or attaches to it when it is already running. */

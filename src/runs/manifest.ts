@@ -26,6 +26,7 @@ export const RunConfig = z.object({
   maxSteps: z.number().int().min(1).optional(),
   retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1), heartbeatTimeoutMs: z.number().int().min(100) }),
   rolloutsPerExecution: z.number().int().min(1).optional(),
+  durability: z.enum(['turn', 'rollout']).default('turn'),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 

@@ -32,6 +32,7 @@ export function runConfig(opts: {
   maxSteps?: number;
   rolloutsPerExecution?: number;
   maximumAttempts?: number;
+  durability?: 'turn' | 'rollout';
 }): RunConfig {
   return RunConfig.parse({
     runId: path.basename(opts.runDir),
@@ -45,6 +46,7 @@ export function runConfig(opts: {
     maxSteps: opts.maxSteps,
     retry: { ...DEFAULT_RETRY, initialIntervalMs: 200, maximumIntervalMs: 1000, heartbeatTimeoutMs: 5000, maximumAttempts: opts.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts },
     rolloutsPerExecution: opts.rolloutsPerExecution,
+    durability: opts.durability,
   });
 }
 

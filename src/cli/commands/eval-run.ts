@@ -21,6 +21,7 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --concurrency C      rollouts in flight (default 8)
   --max-steps S        model turns per rollout (default: until the model stops calling tools)
   --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
+  --durability G       turn (default: each model and tool call is an activity) or rollout (one activity per rollout)
   --run-id ID          name of the run (default: derived from the output folder)
   --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
@@ -44,6 +45,7 @@ const FLAGS = {
   concurrency: { type: 'string' },
   'max-steps': { type: 'string' },
   'max-attempts': { type: 'string' },
+  durability: { type: 'string' },
   'run-id': { type: 'string' },
   detach: { type: 'boolean' },
   'no-worker': { type: 'boolean' },
@@ -132,6 +134,7 @@ export function buildRunConfig(values: Values): RunConfig {
     limit: intFlag(values, 'limit', { min: 1 }),
     concurrency: intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY, fallback: 8 }),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
+    durability: values.durability ?? 'turn',
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
   });
   if (parsed.success && !parsed.data.judgeModel && getEnvironment(envName).requiresJudge) {
