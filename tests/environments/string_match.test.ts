@@ -3,7 +3,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringMatch, StringMatchTask } from '../../src/environments/string_match';
-import { pyFloat, pyFloatRepr } from '../../src/environments/string_match/python_float';
 import { seededRng } from '../../src/util/rng';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, answerResponse, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -92,31 +91,6 @@ describe('string_match edge cases (values from NeMo Gym v0.6.0)', () => {
     };
     const task = StringMatchTask.parse({ responses_create_params: { input: [] }, expected_answer: '1' });
     expect(stringMatch.verify(task, response, ctx)).toMatchObject({ reward: 1, extracted_answer: '1' });
-  });
-});
-
-describe("Python's float() and repr()", () => {
-  it.each([
-    ['1', '1.0'],
-    [' 1e3 ', '1000.0'],
-    ['1_000', '1000.0'],
-    ['.5', '0.5'],
-    ['5.', '5.0'],
-    ['-0', '-0.0'],
-    ['1e16', '1e+16'],
-    ['1e15', '1000000000000000.0'],
-    ['0.0001', '0.0001'],
-    ['0.00001', '1e-05'],
-    ['1.5e-7', '1.5e-07'],
-    ['-Infinity', '-inf'],
-    ['NaN', 'nan'],
-    ['١٢٣', '123.0'],
-  ])('float(%j) → %s', (text, repr) => {
-    expect(pyFloatRepr(pyFloat(text)!)).toBe(repr);
-  });
-
-  it.each(['', '.', '1__0', '_1', '1e', '0x10', '1,000'])('float(%j) raises', (text) => {
-    expect(pyFloat(text)).toBeNull();
   });
 });
 

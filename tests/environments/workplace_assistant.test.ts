@@ -10,7 +10,6 @@ import { workplaceAssistant as env, WorkplaceTask } from '../../src/environments
 import { WORKPLACE_TOOLS, type WorkplaceState } from '../../src/environments/workplace_assistant/session';
 import { freshWorkspace } from '../../src/environments/workplace_assistant/tables';
 import { toTimestamp } from '../../src/environments/workplace_assistant/timestamp';
-import { compilePythonRegex } from '../../src/environments/workplace_assistant/pyregex';
 import type { ConversationItem, FunctionCallItem, ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { FIXTURES, readJsonl } from './nemo_fixtures';
@@ -231,15 +230,6 @@ describe('workplace_assistant tool edge cases', () => {
     expect(() => toTimestamp('2023-11-31')).toThrow('day is out of range for month: 2023-11-31');
     expect(() => toTimestamp('next week')).toThrow('Unknown datetime string format, unable to parse: next week');
     expect(() => toTimestamp([1])).toThrow("Cannot convert input [[1]] of type <class 'list'> to Timestamp");
-  });
-
-  it('translates Python regular expressions', () => {
-    expect(compilePythonRegex('(?P<w>sync) up$').test('Team sync up')).toBe(true);
-    expect(compilePythonRegex('C++').test('c')).toBe(true);
-    expect(compilePythonRegex('\\d+').test('٣')).toBe(true);
-    expect(() => compilePythonRegex('*x')).toThrow('nothing to repeat at position 0');
-    expect(() => compilePythonRegex('[abc')).toThrow('unterminated character set at position 0');
-    expect(() => compilePythonRegex(5)).toThrow('first argument must be string or compiled pattern');
   });
 });
 

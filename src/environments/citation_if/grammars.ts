@@ -1,7 +1,7 @@
 // The citation grammars NeMo Gym's citation_if recognises. Each is a pattern around the row's ID
 // pattern: group 1 holds the cited ID(s) (a comma-separated list for multi-ID grammars), and the
 // claim-wrapping grammar's group 2 holds the claim. Tag grammars also count open and close tags.
-import { pyRegExp } from '../instruction_following/python_regex';
+import { pyRegExp } from '../../python/regex';
 
 export interface Grammar {
   template: string;
@@ -14,8 +14,8 @@ export interface Grammar {
   render(ids: string, claim: string): string;
 }
 
-const CITE_OPEN = pyRegExp('<cite\\b', { ignoreCase: true });
-const CITE_CLOSE = pyRegExp('</cite\\s*>', { ignoreCase: true });
+const CITE_OPEN = pyRegExp('<cite\\b', 'i');
+const CITE_CLOSE = pyRegExp('</cite\\s*>', 'i');
 
 export const GRAMMARS: Readonly<Record<string, Grammar>> = {
   cite_xml: { template: '<cite>({IDS})</cite>', multi: true, openTag: CITE_OPEN, closeTag: CITE_CLOSE, render: (ids) => `<cite>${ids}</cite>` },
@@ -45,11 +45,11 @@ export const GRAMMARS: Readonly<Record<string, Grammar>> = {
 /** The grammar's citation pattern for one row's ID scheme. */
 export function citationPattern(grammar: Grammar, idRegex: string): RegExp {
   const ids = grammar.multi ? `(?:${idRegex})(?:,(?:${idRegex}))*` : `(?:${idRegex})`;
-  return pyRegExp(grammar.template.replace('{IDS}', ids), { dotall: grammar.dotall, indices: true });
+  return pyRegExp(grammar.template.replace('{IDS}', ids), grammar.dotall ? 's' : '', { indices: true });
 }
 
 /** Any ID-shaped token: wider than every row's ID scheme on purpose, to catch leaked or malformed IDs. */
-export const ATTEMPT = pyRegExp('citation_[A-Za-z0-9_:]+', { ignoreCase: true });
+export const ATTEMPT = pyRegExp('citation_[A-Za-z0-9_:]+', 'i');
 
 /** Used when a row gives no `id_regex`. */
 export const DEFAULT_ID_REGEX: Readonly<Record<string, string>> = {

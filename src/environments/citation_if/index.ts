@@ -1,7 +1,7 @@
 // NeMo Gym's citation_if environment (v0.6.0 "Citation IF"): after a frozen retrieval conversation
 // the model must answer citing the retrieved sources in the grammar it was told to use, only with
 // IDs that exist and including the expected ones (or, for no_cite rows, not cite at all). Reward 1 or 0.
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 import type { ResponseObject } from '../../schemas/responses';
 import { reply, type Environment } from '../types';
 import { TERMINAL_TOOL_RESPONSE } from './grammars';

@@ -2,8 +2,7 @@
 // answer besides citation markup (0b), every ID-shaped token inside a well-formed citation and tag
 // counts balanced (1), enough valid citations (2), no invented IDs (3), and the expected IDs cited
 // without over-citing (4). No-cite mode: no citation of any shape. Answer content is never graded.
-import { pyStrip } from '../mcqa/python_str';
-import { PY_WORD } from '../instruction_following/python_regex';
+import { PY_WORD_CLASS, pyStrip } from '../../python/str';
 import { ATTEMPT, citationPattern, DEFAULT_ID_REGEX, GRAMMARS, type Grammar } from './grammars';
 import type { Verifier } from './task';
 
@@ -27,7 +26,7 @@ export interface MatchDetails {
   over_cap: boolean;
 }
 
-const WORD_CHAR = new RegExp(`[${PY_WORD}]`, 'u');
+const WORD_CHAR = new RegExp(`[${PY_WORD_CLASS}]`, 'u');
 
 /** Well-formed citations; a claim wrap with a blank claim is not one. */
 function citationSpans(pattern: RegExp, grammar: Grammar, text: string): RegExpExecArray[] {

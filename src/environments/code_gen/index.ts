@@ -7,7 +7,7 @@ import { TaskRow } from '../../schemas/task';
 import type { VerifyResult } from '../../schemas/verify';
 import type { Environment } from '../types';
 import { assistantMessage } from '../example_single_tool_call';
-import { pyStrip } from '../workplace_assistant/python';
+import { pyStrip } from '../../python/str';
 import { extractCode, hasReasoningFormatViolation } from './extract';
 import { createSandbox, type SandboxOptions } from './sandbox';
 

@@ -1,9 +1,8 @@
 // What the equivalence judge compares: the question (last user message of the task input) and the
 // generated answer (last assistant message of the episode, optionally narrowed by a regex).
 import { inputItems, type ConversationItem, type ResponseCreateParams } from '../../schemas/responses';
-import { tryPyRegex } from '../mcqa/python_regex';
-import { pyStrip } from '../mcqa/python_str';
-import { lastMatchAnswer } from './python';
+import { tryPyRegex, type PyRegex } from '../../python/regex';
+import { pyStrip } from '../../python/str';
 
 function partTexts(content: unknown): string[] | undefined {
   if (!Array.isArray(content)) return undefined;
@@ -11,6 +10,14 @@ function partTexts(content: unknown): string[] | undefined {
     const text = (part as { text?: unknown } | null)?.text;
     return typeof text === 'string' ? [text] : [];
   });
+}
+
+/** `list(re.finditer(...))[-1]` with NeMo Gym's pick: first non-blank group, else the whole match, stripped. */
+function lastMatchAnswer(regex: PyRegex, text: string): string | undefined {
+  const last = [...regex.matches(text)].at(-1);
+  if (!last) return undefined;
+  const group = last.groups.find((g) => typeof g === 'string' && pyStrip(g) !== '');
+  return pyStrip(group ?? last.text);
 }
 
 function narrow(text: string, regexSource: string | null): string {

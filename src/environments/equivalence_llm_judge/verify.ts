@@ -6,7 +6,7 @@ import type { VerifyContext } from '../types';
 import type { EquivalenceJudgeConfig } from './config';
 import { lastAssistantAnswer, questionText } from './extract';
 import { askJudge, firstVerdictLabel, judgeMessage, lastJudgeText } from './judge';
-import { pyFormat } from './python';
+import { pyFormat } from '../../python/str';
 import type { EquivalenceTask } from './task';
 
 export interface JudgeEvaluation {

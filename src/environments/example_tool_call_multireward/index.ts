@@ -5,7 +5,8 @@ import { functionCalls, type FunctionCallItem, type ResponseObject } from '../..
 import { TaskRow } from '../../schemas/task';
 import { reply, type Environment } from '../types';
 import { assistantMessage } from '../example_single_tool_call';
-import { fromPlainJson, loadsPython, pyEquals, toPlainJson, type PyJson } from '../single_step_tool_use_with_argument_comparison/python_json';
+import { fromPlainJson, jsonLoads, toPlainJson, type PyJson } from '../../python/json';
+import { pyEq } from '../../python/values';
 
 export const MultiRewardTask = TaskRow.extend({
   expected_call: z
@@ -20,7 +21,7 @@ const GetWeatherArgs = z.object({ city: z.string() });
 function parseArguments(call: FunctionCallItem): { args: Map<string, PyJson>; isObject: boolean } {
   let value: PyJson;
   try {
-    value = loadsPython(call.arguments);
+    value = jsonLoads(call.arguments);
   } catch {
     return { args: new Map(), isObject: false };
   }
@@ -38,7 +39,7 @@ function requiredParams(task: MultiRewardTask, name: string): unknown[] {
 function matchesExpected(call: FunctionCallItem, expected: MultiRewardTask['expected_call']): boolean {
   if (!expected || Object.keys(expected).length === 0 || call.name !== expected.name) return false;
   const { args } = parseArguments(call);
-  return Object.entries(expected.arguments ?? {}).every(([key, value]) => pyEquals(args.get(key) ?? null, fromPlainJson(value)));
+  return Object.entries(expected.arguments ?? {}).every(([key, value]) => pyEq(args.get(key) ?? null, fromPlainJson(value)));
 }
 
 function scoreComponents(task: MultiRewardTask, response: ResponseObject) {

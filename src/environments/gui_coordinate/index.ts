@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
 import type { Environment } from '../types';
 import { assistantMessage } from '../example_single_tool_call';
-import { PyRegex } from '../mcqa/python_regex';
+import { PyRegex } from '../../python/regex';
 import { assistantText } from '../string_match/assistant_text';
-import { pyFloat } from '../string_match/python_float';
+import { pyFloat, pyIntFromString } from '../../python/number';
 
 export const GuiCoordinateTask = TaskRow.extend({
   /** "x,y", each normalised to 0–1. */
@@ -22,9 +22,9 @@ const DEFAULT_MAX_DIST = 0.15;
 // Python's \d: any script's decimal digits, which int() reads too.
 const POINT = new PyRegex('<point>\\s*\\[?\\s*\\(\\s*(\\d+)\\s*,\\s*(\\d+)\\s*\\)\\s*\\]?\\s*</point>');
 
-/** `int(digits)` for Unicode decimal digits; pyFloat maps every script's digits to ASCII. */
+/** `int(digits) / 1000` for the Unicode decimal digits `\d+` matched. */
 function thousandths(digits: string): number {
-  return pyFloat(digits)! / 1000;
+  return Number(pyIntFromString(digits)!) / 1000;
 }
 
 /** The first `<point>(x, y)</point>` in the text, scaled to 0–1. */

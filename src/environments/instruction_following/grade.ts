@@ -1,7 +1,7 @@
 // Grading one answer against a row's instruction list: NeMo Gym's strict verdicts (the reward), and
 // IFBench's loose verdicts, where an instruction also passes if it holds once markdown asterisks or
 // the first/last line are dropped.
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 import { buildCheck, follows } from './checkers/registry';
 import type { VerifierMetadata } from './task';
 

@@ -4,7 +4,7 @@ import type { ConversationItem, ResponseCreateParams, ResponseObject } from '../
 import type { VerifyResult } from '../../schemas/verify';
 import type { VerifyContext } from '../types';
 import { askJudge, firstVerdictLabel, judgeMessage, lastJudgeText } from '../equivalence_llm_judge/judge';
-import { pyFormat } from '../equivalence_llm_judge/python';
+import { pyFormat } from '../../python/str';
 import type { MathWithJudgeConfig } from './config';
 import { JUDGE_EQUAL_LABEL, JUDGE_NOT_EQUAL_LABEL, JUDGE_PROMPT_TEMPLATE, JUDGE_SYSTEM_MESSAGE } from './judge_prompt';
 import { libraryCheck } from './math/library';

@@ -1,6 +1,6 @@
 // LaTeX answer boxes as NeMo Gym's mcqa reads them: the LAST `\boxed{`, closed by brace counting,
 // with any `\text{…}` wrappers around the whole content peeled off.
-import { PY_WHITESPACE_CLASS } from './python_str';
+import { PY_WHITESPACE_CLASS } from '../../python/str';
 
 const BOXED = '\\boxed{';
 const TEXT_WRAPPER = new RegExp(`^\\\\text\\{[${PY_WHITESPACE_CLASS}]*([\\s\\S]*?)[${PY_WHITESPACE_CLASS}]*\\}$`, 'u');

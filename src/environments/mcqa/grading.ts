@@ -2,8 +2,8 @@
 // the task's own output_regex first, then the grading mode's rule. Null means "no answer found".
 import { GymError } from '../../errors';
 import { lastBoxedContent, peelTextWrappers } from './boxed';
-import { PyRegex, tryPyRegex } from './python_regex';
-import { collapseLower, pyIsAlpha, pyLen, pyStrip } from './python_str';
+import { PyRegex, tryPyRegex } from '../../python/regex';
+import { collapseLower, pyIsAlpha, pyLen, pyStrip } from '../../python/str';
 
 export const GRADING_MODES = ['strict_single_letter_boxed', 'lenient_boxed', 'lenient_answer_colon', 'lenient_answer_colon_md'] as const;
 export type GradingMode = (typeof GRADING_MODES)[number];

@@ -6,7 +6,7 @@ import { TaskRow } from '../../schemas/task';
 import type { Environment } from '../types';
 import { assistantMessage } from '../example_single_tool_call';
 import { GRADING_MODES, allowedLetters, letterForMode, letterFromTemplateRegexes, type GradingMode } from './grading';
-import { pyStrip } from './python_str';
+import { pyStrip } from '../../python/str';
 
 export const McqaTask = TaskRow.extend({
   uuid: z.string().nullish(),

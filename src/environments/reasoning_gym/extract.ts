@@ -1,7 +1,7 @@
 // The answer NeMo Gym's reasoning_gym server scores: the last <answer>…</answer>, else the first
 // \boxed{…}, else the whole text, read from every message of the episode joined with "".
 import type { ConversationItem } from '../../schemas/responses';
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 
 const ANSWER_TAG = /<answer>\s?([\s\S]*?)\s?<\/answer>/g;
 const BOXED = /\\boxed\{([^}]+)\}/;

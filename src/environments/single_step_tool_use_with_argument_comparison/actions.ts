@@ -2,11 +2,11 @@
 // or a batch of parallel tool calls. Task rows state the expected one; responses are reduced to one.
 import { z } from 'zod';
 import type { MessageItem, ResponseObject } from '../../schemas/responses';
-import { loadsPython } from './python_json';
+import { jsonLoads } from '../../python/json';
 
 const parsesAsPythonJson = (text: string) => {
   try {
-    loadsPython(text);
+    jsonLoads(text);
     return true;
   } catch {
     return false;

@@ -1,9 +1,11 @@
 // Scores a response's action against the expected one: tool name, then arguments compared as typed
 // JSON (fuzzy for multi-word strings), and parallel batches matched as a set by maximum bipartite
 // matching. Categories carry NeMo Gym's wording so rollouts stay comparable.
-import { pySplit } from '../mcqa/python_str';
+import { PyError } from '../../python/errors';
+import { jsonLoads, type PyJson } from '../../python/json';
+import { pySplit } from '../../python/str';
+import { pyEq, typeName } from '../../python/values';
 import { toolCallsOf, type Action, type FunctionCallAction } from './actions';
-import { loadsPython, pyEquals, pyTypeName, PyJsonError, type PyJson } from './python_json';
 
 export const CATEGORIES = {
   NO_ACTION_FOUND: 'No tool call or chat message was found in the response',
@@ -63,8 +65,8 @@ function stringsMatch(expected: string, actual: string, threshold: number): bool
 
 /** Null when equal, else why not. Types follow Python's isinstance: a bool passes for an int, an int not for a float. */
 function argumentMismatch(expected: PyJson, actual: PyJson, config: ComparatorConfig): Category | null {
-  const type = pyTypeName(expected);
-  const actualType = pyTypeName(actual);
+  const type = typeName(expected, true);
+  const actualType = typeName(actual, true);
   if (actualType !== type && !(type === 'int' && actualType === 'bool')) return 'ARGUMENT_VALUE_TYPE_DIFFERENT';
   if (expected instanceof Map) {
     const other = actual as Map<string, PyJson>;
@@ -89,19 +91,19 @@ function argumentMismatch(expected: PyJson, actual: PyJson, config: ComparatorCo
     return Math.abs((actual as number) - (expected as number)) < config.floatTolerance ? null : 'ARGUMENT_VALUE_DIFFERENT';
   }
   if (type === 'str') return stringsMatch(expected as string, actual as string, config.wordCountSimilarityThreshold) ? null : 'ARGUMENT_VALUE_DIFFERENT';
-  return pyEquals(expected, actual) ? null : 'ARGUMENT_VALUE_DIFFERENT';
+  return pyEq(expected, actual) ? null : 'ARGUMENT_VALUE_DIFFERENT';
 }
 
 export function compareToolCall(expected: FunctionCallAction, actual: FunctionCallAction, config: ComparatorConfig): Comparison {
   if (expected.name !== actual.name) return { reward: 0, category: 'UNEXPECTED_TOOL' };
   let actualArgs: PyJson;
   try {
-    actualArgs = loadsPython(actual.arguments);
+    actualArgs = jsonLoads(actual.arguments);
   } catch (e) {
-    if (e instanceof PyJsonError) return { reward: 0, category: 'ARGUMENTS_DECODE_ERROR' };
+    if (e instanceof PyError && e.kind === 'JSONDecodeError') return { reward: 0, category: 'ARGUMENTS_DECODE_ERROR' };
     throw e;
   }
-  const mismatch = argumentMismatch(loadsPython(expected.arguments), actualArgs, config);
+  const mismatch = argumentMismatch(jsonLoads(expected.arguments), actualArgs, config);
   return mismatch ? { reward: 0, category: mismatch } : { reward: 1, category: 'EXPECTED_TOOL_CALL' };
 }
 

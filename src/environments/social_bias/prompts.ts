@@ -1,11 +1,11 @@
 // Fills the two judge prompts from a row. Row values enter as JSON strings with <, > and & escaped, so
 // untrusted text can neither break out of its delimiters nor be read as instructions.
-import { pyJsonDumps } from '../equivalence_llm_judge/python';
+import { jsonDumps } from '../../python/json';
 import type { ExpectedValues } from './expected_values';
 import { ANSWER_CHECK, EXPLANATION_QUALITY_CHECK } from './prompt_templates';
 
 export function jsonForPrompt(value: unknown): string {
-  return pyJsonDumps(value, { sortKeys: true }).replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026');
+  return jsonDumps(value, { sortKeys: true }).replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026');
 }
 
 /** Replaces {{name}} tokens; every token must have a value and every value a token. */

@@ -1,6 +1,6 @@
 // What the judges read: the policy-facing prompt (every input message as "ROLE:\ntext") and the
 // policy's answer (the last assistant message with text), both stripped as NeMo Gym's bbq does.
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 import type { ConversationItem, ResponseCreateParams } from '../../schemas/responses';
 
 function contentText(content: unknown): string {

@@ -1,7 +1,7 @@
 // The answer text string_match and gui_coordinate grade: every text part of every assistant message of
 // the episode, joined with "\n" and stripped (mcqa instead joins output_text parts with "").
 import type { ConversationItem, MessageItem } from '../../schemas/responses';
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 
 export function assistantText(output: readonly ConversationItem[]): string {
   const texts: string[] = [];

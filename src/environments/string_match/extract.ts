@@ -1,8 +1,8 @@
 // Where string_match finds the answer in the model's text, per the task's extraction_mode. Null means
 // no answer (reward 0); an empty string is an answer.
 import { balancedContent, peelTextWrappers } from '../mcqa/boxed';
-import { PyRegex } from '../mcqa/python_regex';
-import { pyRstrip, pySplitlines, pyStrip } from '../mcqa/python_str';
+import { PyRegex } from '../../python/regex';
+import { pyRstrip, pySplitlines, pyStrip } from '../../python/str';
 
 export const EXTRACTION_MODES = ['final_answer', 'boxed', 'last_line', 'full_response'] as const;
 export type ExtractionMode = (typeof EXTRACTION_MODES)[number];

@@ -2,9 +2,9 @@
 // normalisations, each tried on both answers; full credit on the first that makes them equal, 0.98
 // when they are numerically within ~1%, else 0.
 import { balancedContent } from '../mcqa/boxed';
-import { PyRegex } from '../mcqa/python_regex';
-import { pyLen, pyRstrip, pySplit, pyStrip } from '../mcqa/python_str';
-import { pyFloat, pyFloatRepr } from './python_float';
+import { PyRegex } from '../../python/regex';
+import { pyLen, pyRstrip, pySplit, pyStrip } from '../../python/str';
+import { pyFloat, pyFloatRepr } from '../../python/number';
 import { US_STATE_ABBREVIATIONS } from './us_states';
 
 export const NEAR_NUMERIC_REWARD = 0.98;

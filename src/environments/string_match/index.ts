@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
 import type { Environment } from '../types';
 import { assistantMessage } from '../example_single_tool_call';
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 import { assistantText } from './assistant_text';
 import { EXTRACTION_MODES, extractAnswer, type ExtractionMode } from './extract';
 import { NEAR_NUMERIC_REWARD, gradeStringMatch } from './grade';

@@ -1,37 +1,10 @@
 // NeMo Gym turns the all-string values of parsed XML and CSV into the types the schema asks for
 // before validating, leaving a value unchanged where Python's int()/float() would raise.
-import { pyStrip } from '../mcqa/python_str';
+import { pyFloat, pyIntFromString } from '../../python/number';
 import type { Parsed } from './foreign';
 import type { XmlValue } from './xml';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Python int(s): optional sign, decimal digits of any script, "_" between digits, surrounding whitespace. */
-function pyInt(s: string): number | undefined {
-  const m = /^([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)$/u.exec(pyStrip(s));
-  if (!m) return undefined;
-  const digits = [...m[2]!.replaceAll('_', '')].map((d) => String(digitValue(d))).join('');
-  return (m[1] === '-' ? -1 : 1) * Number(digits);
-}
-
-/** Python float(s): decimal literals with "_" between digits, inf/infinity/nan in any case. */
-function pyFloat(s: string): number | undefined {
-  const t = pyStrip(s);
-  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
-  if (special) return special[2]!.toLowerCase() === 'nan' ? Number.NaN : (special[1] === '-' ? -1 : 1) * Infinity;
-  const digits = '\\p{Nd}+(?:_\\p{Nd}+)*';
-  const re = new RegExp(`^[+-]?(?:${digits}(?:\\.(?:${digits})?)?|\\.${digits})(?:[eE][+-]?${digits})?$`, 'u');
-  if (!re.test(t)) return undefined;
-  return Number([...t.replaceAll('_', '')].map((c) => (/\p{Nd}/u.test(c) ? String(digitValue(c)) : c)).join(''));
-}
-
-/** The value of a decimal digit of any script: Unicode lays digits out in runs of ten, each from zero. */
-function digitValue(d: string): number {
-  const cp = d.codePointAt(0)!;
-  let start = cp;
-  while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--;
-  return (cp - start) % 10;
-}
 
 function pyBool(s: string): boolean | undefined {
   const lower = s.toLowerCase();
@@ -42,7 +15,10 @@ function pyBool(s: string): boolean | undefined {
 
 /** One string to a scalar JSON Schema type, or unchanged. */
 function coerceString(value: string, type: unknown): Parsed {
-  if (type === 'integer') return pyInt(value) ?? value;
+  if (type === 'integer') {
+    const int = pyIntFromString(value);
+    return int === null ? value : Number(int);
+  }
   if (type === 'number') return pyFloat(value) ?? value;
   if (type === 'boolean') return pyBool(value) ?? value;
   return value;

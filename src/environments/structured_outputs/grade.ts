@@ -2,10 +2,10 @@
 // parsing, coercion and validation (text mode), or the tool call's payload (tool-call mode).
 import { outputText, type ResponseObject } from '../../schemas/responses';
 import type { VerifyResult } from '../../schemas/verify';
-import { pyStrip } from '../mcqa/python_str';
+import { jsonLoadsPlain } from '../../python/json';
+import { pyStrip } from '../../python/str';
 import { coerceAnswer, parseAnswer, type SchemaType } from './parse';
 import type { Parsed } from './foreign';
-import { parsePythonJson } from './python_json';
 import { schemaViolation, strictify } from './schema';
 import { StructuredOutputsTask } from './task';
 import { toolCallPayload } from './tool_call';
@@ -24,7 +24,7 @@ const fail = (errorType: string, message: string): Outcome => ({
 function strictSchema(schemaStr: string): { schema: unknown } | Outcome {
   let schema: unknown;
   try {
-    schema = parsePythonJson(schemaStr);
+    schema = jsonLoadsPlain(schemaStr);
   } catch (e) {
     return fail('schema_error', (e as Error).message.slice(0, 200));
   }

@@ -1,9 +1,9 @@
 // An answer's text parsed the way NeMo Gym parses each schema_type (json.loads, yaml.safe_load,
 // xmltodict.parse, tomllib.loads, csv.DictReader), then coerced from strings where it does so.
+import { jsonLoadsPlain } from '../../python/json';
 import { coerceCsv, coerceXml } from './coerce';
 import { readCsvDicts } from './csv';
 import type { Parsed } from './foreign';
-import { parsePythonJson } from './python_json';
 import { parseToml } from './toml';
 import { parseXml } from './xml';
 import { parsePyYaml } from './yaml';
@@ -15,7 +15,7 @@ export type SchemaType = (typeof SCHEMA_TYPES)[number];
 export function parseAnswer(type: SchemaType, text: string): unknown {
   switch (type) {
     case 'json':
-      return parsePythonJson(text);
+      return jsonLoadsPlain(text);
     case 'yaml':
       return parsePyYaml(text);
     case 'xml':

@@ -2,7 +2,7 @@
 // `properties` requires them all and allows nothing else) and validates with
 // openapi-schema-validator's OAS 3.1 validator, i.e. JSON Schema 2020-12 without format assertions.
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import { pyRegExp } from '../instruction_following/python_regex';
+import { PyRegex } from '../../python/regex';
 import { FOREIGN, type Parsed } from './foreign';
 
 /**
@@ -32,12 +32,9 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** `pattern` is matched with Python's re.search, as jsonschema does. */
 function pythonSearch(pattern: string) {
-  const re = pyRegExp(pattern);
+  const re = new PyRegex(pattern);
   return {
-    test(text: string): boolean {
-      re.lastIndex = 0;
-      return re.test(text);
-    },
+    test: (text: string): boolean => re.search(text) !== null,
     // Ajv caches compiled patterns under this string.
     toString: () => re.toString(),
   };

@@ -1,7 +1,7 @@
 // Tool-call mode (v4 rows, one model call whose tools are never run): the answer is the arguments of
 // exactly one call to the named tool, or the value under `tool_payload_key` in them.
 import { functionCalls, type ResponseObject } from '../../schemas/responses';
-import { parsePythonJson } from './python_json';
+import { jsonLoadsPlain } from '../../python/json';
 import type { StructuredOutputsTask } from './task';
 
 export type Payload = { ok: true; value: unknown } | { ok: false; errorType: string; message: string };
@@ -19,7 +19,7 @@ export function toolCallPayload(task: StructuredOutputsTask, response: ResponseO
   }
   let args: unknown;
   try {
-    args = parsePythonJson(call.arguments);
+    args = jsonLoadsPlain(call.arguments);
   } catch (e) {
     return { ok: false, errorType: 'tool_arguments_parse_error', message: `JSONDecodeError: ${(e as Error).message.slice(0, 200)}` };
   }

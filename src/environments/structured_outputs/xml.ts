@@ -2,7 +2,7 @@
 // (one root, no junk after it, only the five predefined entities, matched tags), and xmltodict's
 // mapping: attributes as "@name", repeated children as lists, stripped text as "#text" or as the
 // element's value, and None for an element with neither.
-import { pyStrip } from '../mcqa/python_str';
+import { pyStrip } from '../../python/str';
 
 export type XmlValue = string | null | XmlObject | XmlValue[];
 export interface XmlObject {

@@ -1,7 +1,7 @@
 // A session's workplace: the 27 tools, the catch-all route that calls them, and the session state,
 // which is only the list of calls that changed the tables (replaying it on the pristine tables
 // rebuilds the workspace, so the persisted state stays small).
-import { PyError } from './python';
+import { PyError } from '../../python/errors';
 import { freshWorkspace, type Workspace } from './tables';
 import { callTool, type Args, type WorkplaceTool } from './toolbox';
 import { analyticsTools } from './tools/analytics';

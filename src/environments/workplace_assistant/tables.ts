@@ -4,7 +4,8 @@
 // Tables are immutable: every change returns a new table, so a workspace can be rebuilt cheaply.
 import { readFileSync } from 'node:fs';
 import { parseCsv } from './csv';
-import { PyError, pyCompare, pyEq } from './python';
+import { PyError } from '../../python/errors';
+import { pyCompare, pyEq } from '../../python/values';
 
 export type Cell = unknown;
 export type Cells = Readonly<Record<string, Cell>>;

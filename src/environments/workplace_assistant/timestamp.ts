@@ -1,7 +1,8 @@
 // The part of pandas' Timestamp(...) parsing the workplace tools rely on: ISO and common
 // month-first/day-first forms, month names, am/pm times and UTC offsets, with pandas' error messages
 // for impossible dates. Anything else is "Unknown datetime string format", as pandas says for junk.
-import { PyError, pyRepr, typeName } from './python';
+import { PyError } from '../../python/errors';
+import { pyRepr, typeName } from '../../python/values';
 
 export interface Timestamp {
   /** Nanoseconds since 1970 of the wall clock (naive) or of the UTC instant (aware). */

@@ -1,8 +1,11 @@
 // How a workplace tool is described and called: Python keyword-argument semantics (defaults,
 // "unexpected keyword argument"), the catch-all route's error text, pagination, and the column
 // comparisons pandas performs for the tools' filters.
-import { compilePythonRegex } from './pyregex';
-import { PyError, floorDiv, pyCompare, pyEq, pyInt, pyMax, pyMin, pyNumber, pySlice, requireIntegerOperands, zfill } from './python';
+import { PyError } from '../../python/errors';
+import { pyCompile } from '../../python/regex';
+import { pySlice } from '../../python/sequence';
+import { zfill } from '../../python/str';
+import { floorDiv, pyCompare, pyEq, pyInt, pyMax, pyMin, typeName } from '../../python/values';
 import { columnMax, records, whereRows, type Cells, type Table, type Workspace } from './tables';
 
 export type Args = Record<string, unknown>;
@@ -35,6 +38,19 @@ export interface Page<T> {
   totalPages: number;
 }
 
+/** Arithmetic operands of pagination must be numbers (bool counts as int in Python). */
+function pyNumber(value: unknown, other: unknown, op: '+' | '-' | '*'): number {
+  if (typeof value === 'number' || typeof value === 'boolean') return Number(value);
+  throw new PyError('TypeError', `unsupported operand type(s) for ${op}: '${typeName(other)}' and '${typeName(value)}'`);
+}
+
+/** Slice bounds computed from these operands are Python floats (refused as indices) if any operand is one. */
+function requireIntegerOperands(...operands: unknown[]): void {
+  if (operands.some((v) => typeof v === 'number' && !Number.isInteger(v))) {
+    throw new PyError('TypeError', 'slice indices must be integers or None or have an __index__ method');
+  }
+}
+
 /** The tools' shared pagination arithmetic, with Python's floor division, min/max and slicing. */
 export function paginate<T>(items: readonly T[], page: unknown, pageSize: unknown): Page<T> {
   const total = items.length;
@@ -64,13 +80,13 @@ export function columnEquals(table: Table, column: string, value: unknown): (cel
  * raises, unless `na=False` turns them into False (the calendar's search does that).
  */
 export function containsFilter(table: Table, column: string, pattern: unknown, naIsFalse = false): (cells: Cells) => boolean {
-  const regex = compilePythonRegex(pattern);
+  const regex = pyCompile(pattern, 'i');
   if (!naIsFalse && table.rows.some((r) => typeof r.cells[column] !== 'string')) {
     throw new PyError('ValueError', 'Cannot mask with non-boolean array containing NA / NaN values');
   }
   return (cells) => {
     const value = cells[column];
-    return typeof value === 'string' && regex.test(value);
+    return typeof value === 'string' && regex.search(value) !== null;
   };
 }
 

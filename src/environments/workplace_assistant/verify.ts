@@ -1,7 +1,7 @@
 // NeMo Gym's grading: replay the episode's function calls and the ground-truth calls on two fresh
 // workspaces and compare five tables with pandas' DataFrame.equals, after lower-casing every column
 // except the case-sensitive status, list_name and board (non-strings become NaN when lower-cased).
-import { pyEq } from './python';
+import { pyEq } from '../../python/values';
 import { lowerOrNull, type Table, type Workspace } from './tables';
 
 /** The compared tables, by NeMo Gym's container names. */

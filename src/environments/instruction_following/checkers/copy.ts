@@ -1,12 +1,13 @@
 // Copy instructions: repeat the prompt (whole, a span, or N times) or a phrase with one word changed.
-import { pySplit, pyStrip } from '../../mcqa/python_str';
-import { pyRegExp } from '../python_regex';
-import { pySlice } from '../text/python_str';
-import { falsy, num, randint, str, type Instruction } from './types';
+import { pySplit, pyStrip } from '../../../python/str';
+import { pyRegExp } from '../../../python/regex';
+import { pySlice } from '../../../python/sequence';
+import { truthy } from '../../../python/values';
+import { num, randint, str, type Instruction } from './types';
 
 /** Every copy instruction needs the prompt; Python raises without it. */
 function promptOf(v: unknown): string {
-  if (falsy(v)) throw new RangeError('prompt_to_repeat must be set.');
+  if (!truthy(v)) throw new RangeError('prompt_to_repeat must be set.');
   return str(v);
 }
 
@@ -34,8 +35,8 @@ const copySpan: Instruction = {
     const prompt = promptOf(prompt_to_repeat);
     const length = [...prompt].length;
     // Python re-draws a start of 0 too (`if not n_start`).
-    const start = falsy(n_start) ? randint(rng, 0, length - 2) : num(n_start);
-    const end = falsy(n_end) ? randint(rng, start + 1, length - 1) : num(n_end);
+    const start = !truthy(n_start) ? randint(rng, 0, length - 2) : num(n_start);
+    const end = !truthy(n_end) ? randint(rng, start + 1, length - 1) : num(n_end);
     return (text) => same(text, pySlice(prompt, start, end));
   },
 };
@@ -44,7 +45,7 @@ const copyingMultiple: Instruction = {
   params: ['prompt_to_repeat', 'N'],
   build({ prompt_to_repeat, N }, rng) {
     const prompt = promptOf(prompt_to_repeat);
-    const times = falsy(N) ? randint(rng, 2, 3) : num(N);
+    const times = !truthy(N) ? randint(rng, 2, 3) : num(N);
     return (text) => {
       const copies = text.split('******');
       return copies.length === times && copies.every((c) => same(c, prompt));
@@ -68,8 +69,8 @@ const PHRASES = [
 const repeatPhrase: Instruction = {
   params: ['phrase', 'small_n'],
   build({ phrase, small_n }, rng) {
-    const reference = pySplit(falsy(phrase) ? rng.pick(PHRASES) : pyStrip(str(phrase)));
-    const times = falsy(small_n) ? randint(rng, 2, 3) : num(small_n);
+    const reference = pySplit(!truthy(phrase) ? rng.pick(PHRASES) : pyStrip(str(phrase)));
+    const times = !truthy(small_n) ? randint(rng, 2, 3) : num(small_n);
     const pattern = pyRegExp(`${reference[0]} .*? ${reference.at(-1)}`);
     return (text) => {
       const found = [...text.matchAll(pattern)].map((m) => pySplit(m[0]));

@@ -1,10 +1,10 @@
 // First- and last-word instructions, for the whole answer or for every sentence of it.
-import { pySplit, pyStrip } from '../../mcqa/python_str';
-import { PY_SPACE, PY_WORD } from '../python_regex';
+import { PY_WHITESPACE_CLASS, PY_WORD_CLASS, pySplit, pyStrip } from '../../../python/str';
+import { truthy } from '../../../python/values';
 import { splitIntoSentences } from '../text/sentences';
-import { falsy, keywordOr, randomWords, str, type Instruction } from './types';
+import { keywordOr, randomWords, str, type Instruction } from './types';
 
-const NON_WORD_NON_SPACE = new RegExp(`[^${PY_WORD}${PY_SPACE}]`, 'gu');
+const NON_WORD_NON_SPACE = new RegExp(`[^${PY_WORD_CLASS}${PY_WHITESPACE_CLASS}]`, 'gu');
 
 /** A word compared without its punctuation: re.sub(r"[^\w\s]", "", word). */
 const bare = (word: string) => word.replace(NON_WORD_NON_SPACE, '');
@@ -13,7 +13,7 @@ const firstWordSent: Instruction = {
   params: ['first_word'],
   build({ first_word }, rng) {
     // Python's non-string branch compares instead of assigning, then fails on the unset attribute.
-    const word = falsy(first_word) ? randomWords(rng, 1)[0]! : pyStrip(str(first_word));
+    const word = !truthy(first_word) ? randomWords(rng, 1)[0]! : pyStrip(str(first_word));
     return (text) =>
       splitIntoSentences(text).every((s) => pyStrip(s) !== '' && pySplit(s)[0]!.toLowerCase() === word.toLowerCase());
   },
@@ -31,7 +31,7 @@ const lastWordSent: Instruction = {
   params: ['last_word'],
   build({ last_word }, rng) {
     const given = Array.isArray(last_word) ? last_word[0] : last_word;
-    const word = falsy(last_word) ? randomWords(rng, 1)[0]! : pyStrip(str(given));
+    const word = !truthy(last_word) ? randomWords(rng, 1)[0]! : pyStrip(str(given));
     return (text) =>
       splitIntoSentences(text).every((s) => pyStrip(s) !== '' && bare(pySplit(s).at(-1)!).toLowerCase() === word.toLowerCase());
   },

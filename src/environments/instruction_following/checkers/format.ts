@@ -1,8 +1,8 @@
 // Format instructions: markdown bullets, highlights, sections, titles, placeholders, JSON, quoting,
 // fixed endings and postscripts, answer options, and punctuation bans.
-import { pySplit, pyStrip } from '../../mcqa/python_str';
-import { parsePythonJson } from '../../structured_outputs/python_json';
-import { pyCount, pyRegExp, pySearch } from '../python_regex';
+import { pySplit, pyStrip } from '../../../python/str';
+import { jsonLoads } from '../../../python/json';
+import { pyCount, pyRegExp, pySearch } from '../../../python/regex';
 import { splitIntoSentences } from '../text/sentences';
 import { countOr, str, type Check, type Instruction } from './types';
 
@@ -25,7 +25,7 @@ const postscript: Instruction = {
     const marker = postscript_marker === undefined ? rng.pick(POSTSCRIPT_MARKERS) : pyStrip(str(postscript_marker));
     const pattern =
       marker === 'P.P.S' ? '\\s*p\\.\\s?p\\.\\s?s.*$' : marker === 'P.S.' ? '\\s*p\\.\\s?s\\..*$' : `\\s*${marker.toLowerCase()}.*$`;
-    return (text) => pySearch(pattern, text.toLowerCase(), { multiline: true });
+    return (text) => pySearch(pattern, text.toLowerCase(), 'm');
   },
 };
 
@@ -33,7 +33,7 @@ const numberBulletLists: Instruction = {
   params: ['num_bullets'],
   build({ num_bullets }, rng) {
     const wanted = countOr(num_bullets, rng, 1, 5);
-    return (text) => pyCount('^\\s*\\*[^\\*].*$', text, { multiline: true }) + pyCount('^\\s*-.*$', text, { multiline: true }) === wanted;
+    return (text) => pyCount('^\\s*\\*[^\\*].*$', text, 'm') + pyCount('^\\s*-.*$', text, 'm') === wanted;
   },
 };
 
@@ -71,7 +71,7 @@ const jsonFormat = fixed((text) => {
   for (const prefix of ['```json', '```Json', '```JSON', '```']) if (body.startsWith(prefix)) body = body.slice(prefix.length);
   if (body.endsWith('```')) body = body.slice(0, -3);
   try {
-    parsePythonJson(pyStrip(body));
+    jsonLoads(pyStrip(body));
     return true;
   } catch {
     return false;

@@ -1,13 +1,14 @@
 // Keyword instructions: words that must, must not, or must so often appear. Keywords are spliced
 // into regexes unescaped and matched case-insensitively, exactly as IFEval does.
-import { pySplit, pyStrip } from '../../mcqa/python_str';
-import { pyCount, pySearch } from '../python_regex';
-import { firstCodePoint, pyIndex } from '../text/python_str';
+import { pySplit, pyStrip } from '../../../python/str';
+import { pyCount, pySearch } from '../../../python/regex';
+import { pyIndex } from '../../../python/sequence';
+import { truthy } from '../../../python/values';
 import { splitIntoSentences } from '../text/sentences';
 import { wordTokenize } from '../text/word_tokenize';
-import { compare, countOr, falsy, keywordOr, num, randint, randomWords, relationOr, str, type Instruction } from './types';
+import { compare, countOr, keywordOr, num, randint, randomWords, relationOr, str, type Instruction } from './types';
 
-const I = { ignoreCase: true };
+const I = 'i';
 
 /** Python's sorted()/set() of a list or a string (which iterates characters). */
 function wordsOf(v: unknown): string[] {
@@ -19,7 +20,7 @@ function wordsOf(v: unknown): string[] {
 const existence: Instruction = {
   params: ['keywords'],
   build({ keywords }, rng) {
-    const words = falsy(keywords) ? randomWords(rng, 2) : wordsOf(keywords);
+    const words = !truthy(keywords) ? randomWords(rng, 2) : wordsOf(keywords);
     return (text) => words.every((w) => pySearch(w, text, I));
   },
 };
@@ -37,7 +38,7 @@ const frequency: Instruction = {
 const forbiddenWords: Instruction = {
   params: ['forbidden_words'],
   build({ forbidden_words }, rng) {
-    const words = falsy(forbidden_words) ? randomWords(rng, 2) : [...new Set(wordsOf(forbidden_words))];
+    const words = !truthy(forbidden_words) ? randomWords(rng, 2) : [...new Set(wordsOf(forbidden_words))];
     return (text) => !words.some((w) => pySearch(`\\b${w}\\b`, text, I));
   },
 };
@@ -67,7 +68,7 @@ const wordOnce: Instruction = {
 const excludeWordHarder: Instruction = {
   params: ['keyword', 'instruction'],
   build({ keyword, instruction }, rng) {
-    const word = falsy(keyword) ? pyIndex(pySplit(str(instruction)), rng.int(pySplit(str(instruction)).length)) : pyStrip(str(keyword));
+    const word = !truthy(keyword) ? pyIndex(pySplit(str(instruction)), rng.int(pySplit(str(instruction)).length)) : pyStrip(str(keyword));
     return (text) => !text.includes(` ${word} `);
   },
 };
@@ -77,8 +78,8 @@ const noAdjacentConsecutive: Instruction = {
   build: () => (text) => {
     const words = pySplit(text);
     for (let i = 0; i + 1 < words.length; i++) {
-      const a = firstCodePoint(words[i]!).toLowerCase();
-      const b = firstCodePoint(words[i + 1]!).toLowerCase();
+      const a = pyIndex(words[i]!, 0).toLowerCase();
+      const b = pyIndex(words[i + 1]!, 0).toLowerCase();
       if ([...a].length !== 1 || [...b].length !== 1) return false;
       if (b.codePointAt(0)! - a.codePointAt(0)! === 1) return false;
     }
@@ -94,9 +95,9 @@ const palindrome: Instruction = {
 const keywordSpecificPosition: Instruction = {
   params: ['keyword', 'n', 'm'],
   build({ keyword, n, m }, rng) {
-    const word = falsy(keyword) ? randomWords(rng, 1)[0]! : pyStrip(typeof keyword === 'string' ? keyword : str(pyIndex(keyword as unknown[], 0)));
-    const nth = falsy(n) ? randint(rng, 1, 20) : num(n);
-    const mth = falsy(m) ? randint(rng, 1, 30) : num(m);
+    const word = !truthy(keyword) ? randomWords(rng, 1)[0]! : pyStrip(typeof keyword === 'string' ? keyword : str(pyIndex(keyword as unknown[], 0)));
+    const nth = !truthy(n) ? randint(rng, 1, 20) : num(n);
+    const mth = !truthy(m) ? randint(rng, 1, 30) : num(m);
     return (text) => {
       const sentences = splitIntoSentences(text);
       if (sentences.length < nth) return false;
@@ -119,7 +120,7 @@ const countIncrementWord: Instruction = {
   params: ['keyword1', 'keyword2'],
   build({ keyword1, keyword2 }) {
     // A missing keyword becomes a one-word list in Python, which re.findall rejects.
-    if (falsy(keyword1) || falsy(keyword2)) throw new TypeError('first argument must be string or compiled pattern');
+    if (!truthy(keyword1) || !truthy(keyword2)) throw new TypeError('first argument must be string or compiled pattern');
     const [k1, k2] = [pyStrip(str(keyword1)), pyStrip(str(keyword2))];
     return (text) => pyCount(k1, text, I) === 1 && pyCount(k2, text, I) === 2;
   },

@@ -1,7 +1,7 @@
 // Language and letter-case instructions. Language is detected statistically (see text/language.ts);
 // like langdetect's callers in IFEval, an undetectable text counts as following the instruction.
 import { detectLanguage } from '../text/language';
-import { pyIsLower, pyIsUpper } from '../text/python_str';
+import { pyIsLower, pyIsUpper } from '../../../python/str';
 import { wordTokenize } from '../text/word_tokenize';
 import { compare, num, randint, relationOr, type Instruction } from './types';
 

@@ -1,12 +1,13 @@
 // Length and layout-count instructions: sentences (NLTK Punkt), words (\w+ runs), paragraphs split
 // by "***" or blank lines, and the open-instruct counting variants.
-import { pySplit, pyStrip } from '../../mcqa/python_str';
-import { pyCount, pyRegExp } from '../python_regex';
-import { pyIndex } from '../text/python_str';
+import { pySplit, pyStrip } from '../../../python/str';
+import { pyCount, pyRegExp } from '../../../python/regex';
+import { pyIndex } from '../../../python/sequence';
+import { truthy } from '../../../python/values';
 import { sentTokenize } from '../text/punkt';
 import { splitIntoSentences } from '../text/sentences';
 import { wordTokenize } from '../text/word_tokenize';
-import { compare, countOr, falsy, num, randint, randomWords, RELATIONS, relationOr, str, type Instruction } from './types';
+import { compare, countOr, num, randint, randomWords, RELATIONS, relationOr, str, type Instruction } from './types';
 
 const DIVIDER = pyRegExp('\\s?\\*\\*\\*\\s?');
 
@@ -86,8 +87,8 @@ const twoParagraphs = (split: (text: string) => string[]): Instruction => ({
 const countingComposition: Instruction = {
   params: ['n_sent', 'n_words'],
   build({ n_sent, n_words }, rng) {
-    const sentencesEach = falsy(n_sent) ? randint(rng, 2, 3) : num(n_sent);
-    const wordsEach = falsy(n_words) ? randint(rng, 2, 3) : num(n_words);
+    const sentencesEach = !truthy(n_sent) ? randint(rng, 2, 3) : num(n_sent);
+    const wordsEach = !truthy(n_words) ? randint(rng, 2, 3) : num(n_words);
     return (text) => {
       const paragraphs = text.split(DIVIDER);
       let count = paragraphs.length;
@@ -110,7 +111,7 @@ const countingComposition: Instruction = {
 const lowercaseCounting: Instruction = {
   params: ['N'],
   build({ N }, rng) {
-    const most = falsy(N) ? randint(rng, 2, 3) : num(N);
+    const most = !truthy(N) ? randint(rng, 2, 3) : num(N);
     return (text) => pyCount('\\b[a-z]+\\b', text) <= most;
   },
 };
@@ -118,9 +119,9 @@ const lowercaseCounting: Instruction = {
 const letterCounting: Instruction = {
   params: ['N', 'relation'],
   build({ N, relation }, rng) {
-    const threshold = falsy(N) ? randint(rng, 2, 3) : num(N);
+    const threshold = !truthy(N) ? randint(rng, 2, 3) : num(N);
     // Unlike the other checkers, this one accepts any relation; an unknown one never passes.
-    const rel = falsy(relation) ? rng.pick(RELATIONS) : relation;
+    const rel = !truthy(relation) ? rng.pick(RELATIONS) : relation;
     return (text) => {
       const letters = pyCount('[a-zA-Z]', text);
       if (rel === 'at least') return letters >= threshold;

@@ -2,7 +2,8 @@
 // build step turning the row's kwargs into a text predicate. A build or check that throws stands for
 // a Python exception, which NeMo Gym scores as "not followed".
 import type { Rng } from '../../../util/rng';
-import { pyStrip } from '../../mcqa/python_str';
+import { pyStrip } from '../../../python/str';
+import { truthy } from '../../../python/values';
 import { RANDOM_WORDS } from './random_words';
 
 export type Kwargs = Readonly<Record<string, unknown>>;
@@ -16,13 +17,6 @@ export interface Instruction {
 
 export const RELATIONS = ['less than', 'at least'] as const;
 export type Relation = (typeof RELATIONS)[number];
-
-/** Python truthiness of a JSON value (`if not x:`). */
-export function falsy(v: unknown): boolean {
-  if (v === undefined || v === null || v === false || v === 0 || v === '') return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return typeof v === 'object' && Object.keys(v).length === 0;
-}
 
 /** A kwarg Python compares with numbers: anything else raises TypeError there. */
 export function num(v: unknown): number {
@@ -67,5 +61,5 @@ export function randomWords(rng: Rng, k: number): string[] {
 
 /** A keyword kwarg: falsy → one random word, else stripped. */
 export function keywordOr(v: unknown, rng: Rng): string {
-  return falsy(v) ? randomWords(rng, 1)[0]! : pyStrip(str(v));
+  return !truthy(v) ? randomWords(rng, 1)[0]! : pyStrip(str(v));
 }

@@ -1,7 +1,7 @@
 // Answers whose whole shape an instruction fixes: copies of the prompt, a repeated phrase, the
 // counted composition, and wrappers (JSON, two responses, hyphen-joined sentences, brackets, bigrams)
 // around an answer composed for the remaining instructions.
-import { pySplit } from '../../mcqa/python_str';
+import { pySplit } from '../../../python/str';
 import type { Shape } from './plan';
 
 export function shaped(shape: Shape, body: () => string): string {

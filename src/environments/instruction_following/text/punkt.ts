@@ -3,8 +3,8 @@
 // both annotation passes follow NLTK, while the learned abbreviation, collocation and orthographic
 // tables are replaced by the short hand-made lists in punkt_lists.ts. Counts therefore match NLTK
 // on ordinary prose and may differ around rare abbreviations.
-import { pyRstrip } from '../../mcqa/python_str';
-import { pyRegExp } from '../python_regex';
+import { pyRstrip } from '../../../python/str';
+import { pyRegExp } from '../../../python/regex';
 import { ABBREVIATIONS, SENTENCE_STARTERS } from './punkt_lists';
 
 const NON_WORD = `(?:[)";}\\]\\*:@\\'\\({\\[\\u2018\\u2019\\u201c\\u201d\\xab\\xbb!?])`;
@@ -14,7 +14,7 @@ const WORD_TOKEN = pyRegExp(
   `(${MULTI_CHAR}|(?=${WORD_START})\\S+?(?=\\s|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|\\s|${NON_WORD}|${MULTI_CHAR}))|\\S)`,
 );
 const PERIOD_CONTEXT = pyRegExp(`[\\.\\?!](?=(?P<after_tok>${NON_WORD}|\\s+(?P<next_tok>\\S+)))`);
-const BOUNDARY_REALIGNMENT = pyRegExp('["\\\')\\]}\\u2018\\u2019\\u201c\\u201d\\xab\\xbb]+?(?:\\s+|(?=--)|$)', { multiline: true });
+const BOUNDARY_REALIGNMENT = pyRegExp('["\\\')\\]}\\u2018\\u2019\\u201c\\u201d\\xab\\xbb]+?(?:\\s+|(?=--)|$)', 'm');
 const NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;
 const ELLIPSIS = /^\.\.+$/;
 const INITIAL = /^(?!\p{Nd})[\p{L}\p{N}_]\.$/u;

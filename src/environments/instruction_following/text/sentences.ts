@@ -1,12 +1,11 @@
 // The rule-based sentence splitter IFEval's first-word, last-word, hyphen, keyword-position and
 // composition checkers use (not NLTK's): protect periods of titles, initials, acronyms, websites,
 // decimals and ellipses, then break after every remaining ".", "?" or "!".
-import { pyStrip } from '../../mcqa/python_str';
-import { PY_SPACE } from '../python_regex';
+import { PY_WHITESPACE_CLASS, pyStrip } from '../../../python/str';
 
 const ALPHA = '([A-Za-z])';
 const PREFIXES = /(Mr|St|Mrs|Ms|Dr)[.]/g;
-const STARTERS = `(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He[${PY_SPACE}]|She[${PY_SPACE}]|It[${PY_SPACE}]|They[${PY_SPACE}]|Their[${PY_SPACE}]|Our[${PY_SPACE}]|We[${PY_SPACE}]|But[${PY_SPACE}]|However[${PY_SPACE}]|That[${PY_SPACE}]|This[${PY_SPACE}]|Wherever)`;
+const STARTERS = `(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He[${PY_WHITESPACE_CLASS}]|She[${PY_WHITESPACE_CLASS}]|It[${PY_WHITESPACE_CLASS}]|They[${PY_WHITESPACE_CLASS}]|Their[${PY_WHITESPACE_CLASS}]|Our[${PY_WHITESPACE_CLASS}]|We[${PY_WHITESPACE_CLASS}]|But[${PY_WHITESPACE_CLASS}]|However[${PY_WHITESPACE_CLASS}]|That[${PY_WHITESPACE_CLASS}]|This[${PY_WHITESPACE_CLASS}]|Wherever)`;
 const ACRONYMS = '([A-Z][.][A-Z][.](?:[A-Z][.])?)';
 const SUFFIXES = '(Inc|Ltd|Jr|Sr|Co)';
 
@@ -18,7 +17,7 @@ const RULES: [RegExp, string | ((m: string) => string)][] = [
 ];
 
 const RULES_AFTER_PHD: [RegExp, string][] = [
-  [new RegExp(`[${PY_SPACE}]${ALPHA}[.] `, 'gu'), ' $1<prd> '],
+  [new RegExp(`[${PY_WHITESPACE_CLASS}]${ALPHA}[.] `, 'gu'), ' $1<prd> '],
   [new RegExp(`${ACRONYMS} ${STARTERS}`, 'gu'), '$1<stop> $2'],
   [new RegExp(`${ALPHA}[.]${ALPHA}[.]${ALPHA}[.]`, 'g'), '$1<prd>$2<prd>$3<prd>'],
   [new RegExp(`${ALPHA}[.]${ALPHA}[.]`, 'g'), '$1<prd>$2<prd>'],

@@ -1,8 +1,8 @@
 // NLTK's word_tokenize (Punkt sentences, then NLTK's improved Treebank word tokenizer), which the
 // capital-word, unique-word, start/end and composition checkers count tokens with. The regex table
 // follows NLTK 3.10's NLTKWordTokenizer, written in Python syntax and compiled with Python semantics.
-import { pySplit } from '../../mcqa/python_str';
-import { pyRegExp } from '../python_regex';
+import { pySplit } from '../../../python/str';
+import { pyRegExp } from '../../../python/regex';
 import { sentTokenize } from './punkt';
 
 type Rule = [RegExp, string];

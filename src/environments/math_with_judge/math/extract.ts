@@ -1,7 +1,7 @@
 // math-verify's parse(): try the answer patterns by priority; within a priority the match ending last
 // wins; the first match that parses is the answer. Also kept: the first matched text as a string
 // fallback, which math-verify compares as a string when parsing fails.
-import { pyStrip } from '../../mcqa/python_str';
+import { pyStrip } from '../../../python/str';
 import type { Expr } from './ast';
 import { finiteSet, parseLatex } from './latex_parser';
 import { normalizeLatex } from './normalize';

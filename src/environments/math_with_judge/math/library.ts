@@ -1,6 +1,6 @@
 // NeMo Gym's library check for math_with_judge: math-verify's math_metric with the gold wrapped as
 // \boxed{gold} and read as LaTeX, the prediction read as a plain expression or LaTeX.
-import { pyStrip } from '../../mcqa/python_str';
+import { pyStrip } from '../../../python/str';
 import { exprEqual } from './compare';
 import { extractAnswer, extractionStrings, sameAnswerText, type Extraction } from './extract';
 import { GOLD_PATTERNS, PRED_PATTERNS } from './patterns';

@@ -1,7 +1,7 @@
 // LaTeX clean-up before parsing, with the rules latex2sympy2_extended 1.10.2 (the version math-verify
 // 0.8.0 pins) applies in normalize_latex under math-verify's extraction config: \boxed content, \left/\right, \text units, "and"/"or" lists,
 // percent words, malformed \frac12 / \sqrt2 / a/b.
-import { pyStrip } from '../../mcqa/python_str';
+import { pyStrip } from '../../../python/str';
 
 const LEFT = /\\m?left(\\\{|\{|\\\||\||\[|\(|\\rbracl|\\lgroup|\\lbrace|\\lbrack|\\vert|\\lvert|\\lceil|\\lfloor|\\langle|\\llcorner|\\ulcorner)/g;
 const RIGHT = /\\m?right(\\\}|\}|\\\||\||\]|\)|\\rbrack|\\rgroup|\\rbrace|\\vert|\\rvert|\\rceil|\\rfloor|\\rangle|\\lrcorner|\\urcorner)/g;

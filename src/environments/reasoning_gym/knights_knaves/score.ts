@@ -1,6 +1,6 @@
 // reasoning_gym's knights_knaves score_answer: the answer's (name, role) pairs against the gold answer's;
 // all equal → 1.0, same count with k of n matching → 0.3 + 0.7·k/n, else 0.0.
-import { pySplit, pyStrip } from '../../mcqa/python_str';
+import { pySplit, pyStrip } from '../../../python/str';
 import { ROLE_PAIRS } from './terms';
 
 const VALID_ROLES = new Set(ROLE_PAIRS.flatMap(([knight, knave]) => [knight, knave]));

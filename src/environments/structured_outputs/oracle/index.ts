@@ -5,7 +5,7 @@ import { assistantMessage } from '../../example_single_tool_call';
 import type { ConversationItem, ResponseObject } from '../../../schemas/responses';
 import type { OracleOptions } from '../../types';
 import { gradeResponse } from '../grade';
-import { parsePythonJson } from '../python_json';
+import { jsonLoadsPlain } from '../../../python/json';
 import { sampleSchema } from './sample';
 import { serialize } from './serialize';
 import { strictify } from '../schema';
@@ -22,7 +22,7 @@ function asResponse(output: ConversationItem[]): ResponseObject {
 }
 
 function conformingValue(task: StructuredOutputsTask): unknown {
-  const schema = parsePythonJson(task.schema_str);
+  const schema = jsonLoadsPlain(task.schema_str);
   strictify(schema);
   return sampleSchema(schema, task.response_mode === 'tool_call' ? 'json' : task.schema_type);
 }

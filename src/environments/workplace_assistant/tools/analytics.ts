@@ -1,7 +1,7 @@
 // The analytics tools (NeMo Gym's AnalyticsTool): per-day counts and means over website visits, and
 // create_plot, which only records a file path. A quirk kept on purpose: the average-duration tool
 // without bounds converts the durations of the shared table to floats, which later lookups show.
-import { pyIn, pyStr, truthy } from '../python';
+import { pyIn, pyStr, truthy } from '../../../python/values';
 import { appendRow, mapColumn, records, whereRows, type Cells, type Table } from '../tables';
 import { columnEquals, compareFilter, type WorkplaceTool } from '../toolbox';
 

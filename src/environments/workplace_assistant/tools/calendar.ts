@@ -1,6 +1,8 @@
 // The calendar tools (NeMo Gym's CalendarTool): 8-digit event ids, time bounds parsed by pandas, and
 // new events appended without renumbering the index (the new row's label is 0).
-import { PyError, callLower, pyIn, pyInt, pyIsDigit, pyLen, pyStr, truthy } from '../python';
+import { PyError } from '../../../python/errors';
+import { pyIsDigit, pyLen } from '../../../python/str';
+import { callLower, pyIn, pyInt, pyStr, truthy } from '../../../python/values';
 import { appendRow, inColumn, records, setWhere, whereRows } from '../tables';
 import { compareTimestamps, toTimestamp, type Timestamp } from '../timestamp';
 import { columnEquals, containsFilter, firstMatch, nextId, paginate, withoutMatches, type WorkplaceTool } from '../toolbox';

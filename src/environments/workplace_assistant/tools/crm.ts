@@ -1,6 +1,6 @@
 // The CRM tools (NeMo Gym's CustomerRelationshipManagerTool): regex searches over customer fields,
 // string-ordered date bounds, and status/product values restricted on update (but not on add).
-import { callLower, pyIn, pyStr, truthy } from '../python';
+import { callLower, pyIn, pyStr, truthy } from '../../../python/values';
 import { appendRow, inColumn, records, setWhere, whereRows } from '../tables';
 import { columnEquals, compareFilter, containsFilter, nextId, paginate, withoutMatches, type WorkplaceTool } from '../toolbox';
 

@@ -1,7 +1,7 @@
 // The company directory (NeMo Gym's CompanyDirectoryTool): a read-only list of addresses searched
 // with a case-insensitive regex.
-import { callLower } from '../python';
-import { compilePythonRegex } from '../pyregex';
+import { pyCompile } from '../../../python/regex';
+import { callLower } from '../../../python/values';
 import { directoryAddresses } from '../tables';
 import type { WorkplaceTool } from '../toolbox';
 
@@ -11,8 +11,9 @@ export const directoryTools: Record<string, WorkplaceTool> = {
     params: { name: '' },
     run(_ws, { name }) {
       if (name === '') return { output: 'Name not provided.' };
-      const regex = compilePythonRegex(callLower(name));
-      return { output: directoryAddresses().filter((address) => regex.test(address)) };
+      // pandas' str.contains(pattern, case=False): re.search with IGNORECASE.
+      const regex = pyCompile(callLower(name), 'i');
+      return { output: directoryAddresses().filter((address) => regex.search(address) !== null) };
     },
   },
 };

@@ -1,6 +1,8 @@
 // The email tools (NeMo Gym's EmailTool). Every method body sits in Python try/except blocks, so most
 // failures come back as "Error <doing something>: <message>" instead of reaching the route.
-import { PyError, callLower, pyIn, pySplit, pyStr, truthy } from '../python';
+import { PyError } from '../../../python/errors';
+import { pySplit } from '../../../python/str';
+import { callLower, pyIn, pyStr, truthy } from '../../../python/values';
 import { appendRow, inColumn, records, type Cells, type Workspace } from '../tables';
 import { toTimestamp } from '../timestamp';
 import { firstMatch, nextId, paginate, withoutMatches, type ToolOutcome, type WorkplaceTool } from '../toolbox';

@@ -1,6 +1,7 @@
 // The project-management tools (NeMo Gym's ProjectManagementTool): task boards with fixed list and
 // board names, assignees restricted to people who already have tasks.
-import { PyError, callLower, pyIn, pyStr, truthy, typeName } from '../python';
+import { PyError } from '../../../python/errors';
+import { callLower, pyIn, pyStr, truthy, typeName } from '../../../python/values';
 import { appendRow, inColumn, lowerOrNull, records, setWhere, whereRows, type Workspace } from '../tables';
 import { columnEquals, containsFilter, firstMatch, nextId, withoutMatches, type WorkplaceTool } from '../toolbox';
 

@@ -1,9 +1,10 @@
-// Python's float(str) and repr(float). NeMo Gym compares numeric answers as `str(float(x))`, so the
-// port must accept what Python accepts ("1_000", " inf ", Arabic-Indic digits) and print as it prints.
-import { pyStrip } from '../mcqa/python_str';
+// Python's int(str), float(str) and repr(float), which graders compare answers through: Python accepts "1_000",
+// " inf " and any script's decimal digits, and prints floats with shortest round-trip digits in its own style.
+import { pyStrip } from './str';
 
-const NUMBER = /^[+-]?(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?$/;
+const FLOAT = /^[+-]?(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*|\d(?:_?\d)*\.?)(?:[eE][+-]?\d(?:_?\d)*)?$/;
 const SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
+const INT = /^([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)$/u;
 
 /** The value 0–9 of a Unicode decimal digit: Nd digits come in runs of ten that start at zero. */
 function digitValue(cp: number): number {
@@ -12,6 +13,7 @@ function digitValue(cp: number): number {
   return (cp - start) % 10;
 }
 
+/** Every script's decimal digits as ASCII ones. */
 function asciiDigits(s: string): string {
   let out = '';
   for (const ch of s) out += /\p{Nd}/u.test(ch) ? String(digitValue(ch.codePointAt(0)!)) : ch;
@@ -26,8 +28,16 @@ export function pyFloat(s: string): number | null {
     const value = special[2]!.toLowerCase() === 'nan' ? Number.NaN : Number.POSITIVE_INFINITY;
     return special[1] === '-' ? -value : value;
   }
-  if (!NUMBER.test(text)) return null;
+  if (!FLOAT.test(text)) return null;
   return Number(text.replaceAll('_', ''));
+}
+
+/** `int(s)` (base 10) as a bigint, or null where Python raises ValueError. */
+export function pyIntFromString(s: string): bigint | null {
+  const m = INT.exec(pyStrip(s));
+  if (!m) return null;
+  const magnitude = BigInt(asciiDigits(m[2]!.replaceAll('_', '')));
+  return m[1] === '-' ? -magnitude : magnitude;
 }
 
 /** `repr(x)` (= `str(x)`): shortest round-trip digits, exponent form outside 1e-4 ≤ |x| < 1e16. */
