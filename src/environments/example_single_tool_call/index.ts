@@ -21,7 +21,7 @@ export const exampleSingleToolCall: Environment<TaskRow, null> = {
     },
   },
   verify: () => ({ reward: 1.0 }),
-  oracle(task, history, { correct, rng }) {
+  oracle(_task, history, { correct, rng }) {
     const askedForWeather = history.some((i) => i.type === 'function_call');
     if (correct && !askedForWeather) {
       const city = rng.pick(['San Francisco', 'New York', 'Paris', 'Tokyo']);

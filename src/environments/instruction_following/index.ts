@@ -39,5 +39,5 @@ export const instructionFollowing: Environment<InstructionFollowingTask, null> =
       ...(failed.length > 0 ? { failure_reason: `instructions not followed: ${failed.join(', ')}` } : {}),
     };
   },
-  oracle: (task, history, options) => oracleAnswer(verifierMetadata(task), options),
+  oracle: (task, _history, options) => oracleAnswer(verifierMetadata(task), options),
 };
