@@ -5,6 +5,8 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  isCancellation,
+  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -94,9 +96,15 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
           } else counts.failed++;
         },
         // The rollout workflow itself failed or was terminated: it left no record, so the run writes one.
+        // A cancelled run leaves its rollouts unrecorded on purpose: a resume runs them again.
         async (err: Error) => {
           counts.failed++;
-          await recordFailure({ ...ref, failureClass: 'internal', message: `rollout workflow ended: ${err.message}`, stage: 'record', attempt: 1 });
+          if (isCancellation(err)) return;
+          try {
+            await recordFailure({ ...ref, failureClass: 'internal', message: `rollout workflow ended: ${err.message}`, stage: 'record', attempt: 1 });
+          } catch (e) {
+            log.error('could not write the sidecar record of a rollout', { rollout: `${taskIndex}-${rolloutIndex}`, error: String(e) });
+          }
         },
       )
       .finally(() => void inFlight--);
