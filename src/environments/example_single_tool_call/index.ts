@@ -1,7 +1,6 @@
 // NeMo Gym's "simple weather" example: one stateless tool, and a verify that accepts every episode
 // (reward 1.0), as in NeMo Gym v0.6.0 — it exists to exercise the tool-calling loop, not to grade.
 import { z } from 'zod';
-import { outputText } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
 import { reply, type Environment } from '../types';
 
@@ -28,9 +27,7 @@ export const exampleSingleToolCall: Environment<TaskRow, null> = {
       return [{ type: 'function_call', call_id: `call_${rng.int(1e9)}`, name: 'get_weather', arguments: JSON.stringify({ city }) }];
     }
     const last = history.at(-1);
-    const answer =
-      last?.type === 'function_call_output' ? `Here is what I found: ${String(last.output)}` : 'Which city are you in?';
-    return [assistantMessage(answer || outputText(history))];
+    return [assistantMessage(last?.type === 'function_call_output' ? `Here is what I found: ${String(last.output)}` : 'Which city are you in?')];
   },
 };
 

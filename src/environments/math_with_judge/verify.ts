@@ -1,6 +1,6 @@
 // NeMo Gym's math_with_judge verify: the math-verify library check first; if it fails and the judge is
 // enabled, an LLM judge must call the answers equivalent in both orders (guarding positional bias).
-import type { ConversationItem, ResponseCreateParams, ResponseObject } from '../../schemas/responses';
+import { outputText, type ResponseCreateParams, type ResponseObject } from '../../schemas/responses';
 import type { VerifyResult } from '../../schemas/verify';
 import type { VerifyContext } from '../types';
 import { askJudge, firstVerdictLabel, judgeMessage, lastJudgeText } from '../equivalence_llm_judge/judge';
@@ -15,17 +15,6 @@ export interface JudgeEvaluation {
   response: ResponseObject;
 }
 
-/** Every output_text part of every message item, joined with "" (reasoning items are skipped). */
-export function episodeText(output: readonly ConversationItem[]): string {
-  let text = '';
-  for (const item of output) {
-    if (item.type !== 'message') continue;
-    const content = (item as { content: unknown }).content;
-    if (typeof content === 'string') text += content;
-    else for (const part of content as { type?: string; text?: unknown }[]) if (part.type === 'output_text') text += String(part.text);
-  }
-  return text;
-}
 
 export function judgeParams(config: MathWithJudgeConfig, question: string, first: string, second: string): ResponseCreateParams {
   const prompt = pyFormat(JUDGE_PROMPT_TEMPLATE, { question, first_answer: first, second_answer: second });
@@ -46,7 +35,7 @@ async function judgeSaysEqual(
 }
 
 export async function verifyMath(config: MathWithJudgeConfig, task: MathTask, response: ResponseObject, ctx: VerifyContext<unknown>): Promise<VerifyResult> {
-  const text = episodeText(response.output);
+  const text = outputText(response.output);
   const library = libraryCheck(task.expected_answer, text);
   const result = (reward: number, judge_evaluations: JudgeEvaluation[] | null, failure_reason: string) => ({
     reward,

@@ -2,7 +2,8 @@
 // (answer tags, boxed, or whole text) and scored with reasoning_gym's partial-credit rule.
 import type { Environment } from '../types';
 import { assistantMessage } from '../example_single_tool_call';
-import { episodeText, extractAnswer } from './extract';
+import { outputText } from '../../schemas/responses';
+import { extractAnswer } from './extract';
 import { scoreKnightsKnaves } from './knights_knaves/score';
 import { ReasoningGymTask } from './task';
 
@@ -22,7 +23,7 @@ export const reasoningGym: Environment<ReasoningGymTask, null> = {
   seedSession: () => null,
   tools: {},
   verify(task, response) {
-    const answer = extractAnswer(episodeText(response.output));
+    const answer = extractAnswer(outputText(response.output));
     // reasoning_gym's scorer fails on a missing gold answer, which NeMo Gym scores 0.
     const score = task.answer === null ? 0.0 : scoreKnightsKnaves(answer, task.answer);
     return {
