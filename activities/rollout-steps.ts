@@ -1,141 +1,244 @@
-// The activities of one rollout's loop: seed the session, one model turn, one tool call. Each is
-// idempotent by (rollout, step, index): a retry after a crash finds the finished file and reuses it,
-// so no model call is paid for twice and no tool mutates state twice.
-import { existsSync } from 'node:fs';
+// The steps of one rollout, written once for both durability grains: `takeTurn` (seed the session on
+// the first turn, one model call, then the tool calls or environment step it leads to) and
+// `finishRollout` (verify, record exactly once). Every call is journaled before the next starts, so a
+// retry continues at the last finished call: no model call paid twice, no tool mutating state twice.
+import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
+import { nextMove, type ModelTurnShape } from '../src/agents/loop';
+import { resolveEnvironment, type EnvRef } from '../src/environments/ref';
+import { runTool } from '../src/environments/tools';
+import type { AgentKind, AnyEnvironment, JudgeCall } from '../src/environments/types';
+import { GymError } from '../src/errors';
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
-import { getEnvironment } from '../src/environments/registry';
-import type { AnyEnvironment } from '../src/environments/types';
-import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem } from '../src/schemas/responses';
-import { rolloutId, type RolloutKey } from '../src/schemas/task';
+import type { FailureClass, FailureRecord, RolloutRecord } from '../src/schemas/records';
+import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem, type ResponseObject } from '../src/schemas/responses';
+import { rolloutId } from '../src/schemas/task';
+import { callLog } from '../src/store/call-log';
+import { episodeOf, historyItems, totalUsage, type Episode, type Journal, type ModelTurn } from '../src/store/journal';
 import { RunStore } from '../src/store/run-store';
-import type { RolloutRef } from '../workflows/definitions';
-import { BadTask, runActivity } from './envelope';
+import type { FailureDescription } from './step-retry';
+import { inStage } from './envelope';
 import { callModelThroughGateway } from './model-client';
-import { runTool } from '../src/environments/tools';
-import {
-  callAt,
-  envStepPath,
-  historyItems,
-  modelTurnPath,
-  readTranscript,
-  seedPath,
-  toolPath,
-  type EnvStepFile,
-  type ModelTurnFile,
-  type ToolFile,
-} from './transcript';
 
-export function idOf(ref: RolloutKey): string {
-  return rolloutId(ref);
+/** What every step of a run's rollouts needs; small, because it travels in each activity's input. */
+export interface RolloutSpec {
+  runDir: string;
+  env: EnvRef;
+  agent: AgentKind;
+  model: ModelSpec;
+  judgeModel?: ModelSpec;
+  maxSteps?: number;
 }
 
-export async function loadTask(store: RunStore, env: AnyEnvironment, taskIndex: number) {
+export interface RolloutKey {
+  taskIndex: number;
+  rolloutIndex: number;
+}
+
+/** How a rollout ended, as the shard counts it. */
+export type RolloutOutcome = { status: 'recorded'; reward: number } | { status: 'failed'; failureClass: FailureClass };
+
+export interface TurnResult {
+  /** No further model turn: verify next (or, with `outcome`, the rollout was already settled earlier). */
+  done: boolean;
+  toolCalls: number;
+  outcome?: RolloutOutcome;
+}
+
+export function journalPath(runDir: string, key: RolloutKey): string {
+  return path.join(runDir, 'work', `${rolloutId(key)}.jsonl`);
+}
+
+const taskCache = new Map<string, { version: string; rows: Map<number, unknown> }>();
+const TASK_CACHE_ROWS = 10_000;
+
+/** A task row validated against its environment; cached per process while tasks.jsonl is unchanged. */
+async function loadTask(store: RunStore, env: AnyEnvironment, taskIndex: number): Promise<any> {
+  const st = await stat(store.tasksPath);
+  const version = `${st.ino}:${st.mtimeMs}:${st.size}:${env.name}`;
+  let cached = taskCache.get(store.tasksPath);
+  if (!cached || cached.version !== version) {
+    cached = { version, rows: new Map() };
+    taskCache.set(store.tasksPath, cached);
+  }
+  if (cached.rows.has(taskIndex)) return cached.rows.get(taskIndex);
   const row = await store.readTask(taskIndex);
   const parsed = env.taskSchema.safeParse(row);
-  if (!parsed.success) throw new BadTask(`task ${taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) throw new GymError('BAD_TASK', `task ${taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
+  if (cached.rows.size >= TASK_CACHE_ROWS) cached.rows.clear();
+  cached.rows.set(taskIndex, parsed.data);
   return parsed.data;
 }
 
-export function createRolloutStepActivities(deps: { gateway: Gateway }) {
+function shapeOf(turn: ModelTurn): ModelTurnShape {
   return {
-    /** Seeds the session unless the rollout was already recorded (a resumed run skips it). */
-    async startRollout(ref: RolloutRef): Promise<{ recordedReward: number | null }> {
-      return runActivity(async () => {
-        const store = new RunStore(ref.runDir);
-        const id = idOf(ref);
-        const recorded = await store.findRollout(id);
-        if (recorded) return { recordedReward: recorded.reward };
-        if (!existsSync(seedPath(store, id))) {
-          const env = getEnvironment(ref.envName);
-          const task = await loadTask(store, env, ref.taskIndex);
-          await store.writeJson(seedPath(store, id), env.reset ? env.reset(task) : { state: await env.seedSession(task) });
-        }
-        return { recordedReward: null };
-      });
-    },
-
-    async callModel(ref: RolloutRef & { step: number; model: ModelSpec }) {
-      return runActivity(async () => {
-        const store = new RunStore(ref.runDir);
-        const id = idOf(ref);
-        const file = modelTurnPath(store, id, ref.step);
-        let turn = await store.readJson<ModelTurnFile>(file);
-        if (!turn) {
-          const env = getEnvironment(ref.envName);
-          const task = await loadTask(store, env, ref.taskIndex);
-          const history = historyItems(await readTranscript(store, id, ref.step));
-          const params = task.responses_create_params;
-          const input: ConversationItem[] = [...inputItems(params.input), ...history];
-          const call = await callModelThroughGateway(deps.gateway, ref.model, { ...params, input }, id, Context.current().cancellationSignal);
-          await store.writeJson(store.modelCallPath(id, call.callId), {
-            call_id: call.callId,
-            rollout_id: id,
-            step: ref.step,
-            attempt: Context.current().info.attempt,
-            backend: call.backend,
-            latency_ms: Math.round(call.latencyMs * 10) / 10,
-            request: { ...params, input_items: input.length, input: undefined },
-            response: call.response,
-          });
-          turn = {
-            callId: call.callId,
-            responseId: call.response.id,
-            model: call.response.model ?? null,
-            output: call.response.output,
-            usage: call.response.usage ?? null,
-            incomplete: !!call.response.incomplete_details,
-          };
-          await store.writeJson(file, turn);
-        }
-        return {
-          callId: turn.callId,
-          functionCalls: functionCalls(turn.output).length,
-          hasAssistantMessage: turn.output.some((i) => i.type !== 'function_call' && i.type !== 'function_call_output' && i.type !== 'reasoning' && i.role === 'assistant'),
-          incomplete: turn.incomplete,
-        };
-      });
-    },
-
-    /** A turn-based environment's reply to model turn `step`; idempotent like a tool call. */
-    async stepEnvironment(ref: RolloutRef & { step: number }): Promise<{ done: boolean }> {
-      return runActivity(async () => {
-        const store = new RunStore(ref.runDir);
-        const id = idOf(ref);
-        const file = envStepPath(store, id, ref.step);
-        const done = await store.readJson<EnvStepFile>(file);
-        if (done) return { done: done.done };
-        const env = getEnvironment(ref.envName);
-        if (!env.step) throw new BadTask(`environment ${env.name} is not turn-based`);
-        const task = await loadTask(store, env, ref.taskIndex);
-        const transcript = await readTranscript(store, id, ref.step + 1);
-        const turn = transcript.turns.find((t) => t.step === ref.step);
-        if (!turn) throw new Error(`rollout ${id} has no model turn ${ref.step}`);
-        const reply = env.step(task, transcript.state, turn.model.output);
-        await store.writeJson(file, { items: reply.items, state: reply.state, done: reply.done } satisfies EnvStepFile);
-        return { done: reply.done };
-      });
-    },
-
-    async callTool(ref: RolloutRef & { step: number; index: number }): Promise<{ status: number }> {
-      return runActivity(async () => {
-        const store = new RunStore(ref.runDir);
-        const id = idOf(ref);
-        const file = toolPath(store, id, ref.step, ref.index);
-        const done = await store.readJson<ToolFile>(file);
-        if (done) return { status: done.status };
-        const env = getEnvironment(ref.envName);
-        const task = await loadTask(store, env, ref.taskIndex);
-        const transcript = await readTranscript(store, id);
-        const turn = transcript.turns.find((t) => t.step === ref.step);
-        if (!turn) throw new Error(`rollout ${id} has no model turn ${ref.step}`);
-        const call = callAt(turn.model, ref.index);
-        const result = await runTool(env, task, transcript.state, call.name, call.arguments);
-        const item: FunctionCallOutputItem = { type: 'function_call_output', call_id: call.call_id, output: result.output };
-        await store.writeJson(file, { item, status: result.status, state: result.state } satisfies ToolFile);
-        return { status: result.status };
-      });
-    },
+    functionCalls: functionCalls(turn.output).length,
+    hasAssistantMessage: turn.output.some((i) => i.type !== 'function_call' && i.type !== 'function_call_output' && i.type !== 'reasoning' && i.role === 'assistant'),
+    incomplete: turn.incomplete,
   };
 }
+
+/** The whole episode as one Responses object: the last turn's envelope with every item generated. */
+function episodeResponse(episode: Episode): ResponseObject {
+  const last = episode.turns.at(-1)?.model;
+  return {
+    id: last?.responseId ?? 'resp_none',
+    object: 'response',
+    model: last?.model ?? null,
+    status: last?.incomplete ? 'incomplete' : 'completed',
+    output: historyItems(episode),
+    usage: totalUsage(episode),
+  };
+}
+
+function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+function cancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createRolloutSteps(deps: { gateway: Gateway }) {
+  async function callModel(spec: RolloutSpec, key: RolloutKey, step: number, task: any, episode: Episode, journal: Journal): Promise<ModelTurn> {
+    const id = rolloutId(key);
+    const params = task.responses_create_params;
+    const input: ConversationItem[] = [...inputItems(params.input), ...historyItems(episode, step)];
+    const call = await callModelThroughGateway(deps.gateway, spec.model, { ...params, input }, id, cancellation());
+    const turn: ModelTurn = {
+      callId: call.callId,
+      responseId: call.response.id,
+      model: call.response.model ?? null,
+      output: call.response.output,
+      usage: call.response.usage ?? null,
+      incomplete: !!call.response.incomplete_details,
+    };
+    // The journal first: once it holds the turn, no retry pays for this call again.
+    await journal.append({ kind: 'model', step, turn });
+    await callLog(spec.runDir).append({
+      call_id: call.callId,
+      rollout_id: id,
+      step,
+      attempt: currentAttempt(),
+      backend: call.backend,
+      latency_ms: Math.round(call.latencyMs * 10) / 10,
+      request: { ...params, input_items: input.length, input: undefined },
+      response: call.response,
+    });
+    return turn;
+  }
+
+  const steps = {
+    /** One agent turn; on the first, settles an already-recorded rollout or seeds the session. */
+    async takeTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
+      const store = new RunStore(spec.runDir);
+      const env = resolveEnvironment(spec.env);
+      let episode = episodeOf(await journal.read());
+      if (!episode.seed) {
+        const settled = await store.findOutcome(rolloutId(key));
+        if (settled) return { done: true, toolCalls: 0, outcome: settled };
+        await inStage('seed', async () => {
+          const task = await loadTask(store, env, key.taskIndex);
+          const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
+          await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined });
+        });
+        episode = episodeOf(await journal.read());
+      }
+      const task = await inStage('seed', () => loadTask(store, env, key.taskIndex));
+      let turn = episode.turns.find((t) => t.step === step)?.model;
+      if (!turn) {
+        await inStage('model', () => callModel(spec, key, step, task, episode, journal));
+        // The first turn journaled for this step wins, should a stalled worker have written one too.
+        episode = episodeOf(await journal.read());
+        turn = episode.turns.find((t) => t.step === step)!.model;
+      }
+      const model = turn;
+      const move = nextMove(spec.agent, shapeOf(model), step, spec.maxSteps);
+      if (move.kind === 'stop') return { done: true, toolCalls: 0 };
+      if (move.kind === 'continue') return { done: false, toolCalls: 0 };
+      const finished = episode.turns.find((t) => t.step === step);
+      let state = episode.state;
+      if (move.kind === 'environment') {
+        if (finished?.env) return { done: finished.env.done || move.last, toolCalls: 0 };
+        return inStage('tool', async () => {
+          if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
+          const reply = env.step(task, state, model.output);
+          await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done });
+          return { done: reply.done || move.last, toolCalls: 0 };
+        });
+      }
+      const calls = functionCalls(model.output);
+      for (let index = finished?.tools.length ?? 0; index < calls.length; index++) {
+        const call = calls[index]!;
+        const result = await inStage('tool', () => runTool(env, task, state, call.name, call.arguments));
+        const item: FunctionCallOutputItem = { type: 'function_call_output', call_id: call.call_id, output: result.output };
+        await journal.append({ kind: 'tool', step, index, item, status: result.status, state: result.state });
+        state = result.state;
+      }
+      return { done: move.last, toolCalls: calls.length };
+    },
+
+    /** Verify (unless done before) and write the record once; the journal is dropped after. */
+    async finishRollout(spec: RolloutSpec, key: RolloutKey, journal: Journal): Promise<{ reward: number }> {
+      const store = new RunStore(spec.runDir);
+      const id = rolloutId(key);
+      const episode = episodeOf(await journal.read());
+      let verified = episode.verify;
+      if (!verified) {
+        const env = resolveEnvironment(spec.env);
+        const task = await inStage('verify', () => loadTask(store, env, key.taskIndex));
+        const response = episodeResponse(episode);
+        const judgeModel = spec.judgeModel;
+        const judge: JudgeCall | undefined = judgeModel
+          ? async (params) => (await callModelThroughGateway(deps.gateway, judgeModel, params, `${id}-judge`, cancellation())).response
+          : undefined;
+        const result = await inStage('verify', () => env.verify(task, response, { state: episode.state, judge }));
+        verified = { kind: 'verify', response, result, modelCallIds: episode.turns.map((t) => t.model.callId) };
+        await journal.append(verified);
+      }
+      await inStage('record', async () => {
+        const row = await store.readTask(key.taskIndex);
+        const record: RolloutRecord = {
+          ...row,
+          responses_create_params: row.responses_create_params,
+          ...verified.result,
+          response: verified.response,
+          _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
+          _ng_rollout_index: key.rolloutIndex,
+          _gf_model_call_ids: verified.modelCallIds,
+          _ng_rollout_id: id,
+        };
+        await store.appendRollout(record);
+      });
+      await journal.remove();
+      return { reward: verified.result.reward };
+    },
+
+    async recordFailure(spec: RolloutSpec, key: RolloutKey, failure: FailureDescription): Promise<void> {
+      const record: FailureRecord = {
+        _ng_task_index: key.taskIndex,
+        _ng_rollout_index: key.rolloutIndex,
+        _ng_failure_class: failure.failureClass,
+        message: failure.message,
+        stage: failure.stage,
+        attempt: failure.attempt,
+        failed_at: new Date().toISOString(),
+        _ng_rollout_id: rolloutId(key),
+      };
+      await new RunStore(spec.runDir).appendFailure(record);
+    },
+  };
+  return steps;
+}
+
+export type RolloutSteps = ReturnType<typeof createRolloutSteps>;

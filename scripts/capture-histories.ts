@@ -10,7 +10,7 @@ import { runWorkflowId } from '../workflows/definitions';
 const name = process.argv[2] ?? 'v1';
 /** One small run per workflow branch: the simple agent (with continue-as-new), the rollout grain, the gymnasium agent. */
 const RUNS = [
-  { envName: 'example_multi_step', input: 'tests/fixtures/nemo-gym/example_multi_step/example.jsonl', rolloutsPerExecution: 3, durability: 'turn' as const },
+  { envName: 'example_multi_step', input: 'tests/fixtures/nemo-gym/example_multi_step/example.jsonl', stepsPerExecution: 3, durability: 'turn' as const },
   { envName: 'mcqa', input: 'tests/fixtures/nemo-gym/mcqa/example.jsonl', durability: 'rollout' as const },
   { envName: 'example_multi_turn_gymnasium', input: 'tests/fixtures/nemo-gym/example_multi_turn_gymnasium/example.jsonl', durability: 'turn' as const },
 ];
@@ -25,7 +25,7 @@ try {
       limit: 2,
       numRepeats: 2,
       concurrency: 2,
-      rolloutsPerExecution: run.rolloutsPerExecution,
+      stepsPerExecution: 'stepsPerExecution' in run ? run.stepsPerExecution : undefined,
       durability: run.durability,
       model: { accuracy: 0.5, seed: 3 },
     });

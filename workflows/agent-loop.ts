@@ -1,42 +1,28 @@
-// The agent loop of one rollout, written once for both durability grains: the rollout workflow runs it
-// with every step an activity ("turn"), the runRollout activity runs it with every step a plain call
-// ("rollout"). Deterministic and free of I/O, so it is safe in workflow code.
-import type { createResultActivities } from '../activities/results';
-import type { createRolloutStepActivities } from '../activities/rollout-steps';
-import { STEP_CAP, type RolloutInput } from './definitions';
-import type { RolloutStage } from './failure';
+// The loop of one rollout, written once for both durability grains: the shard workflow drives it with
+// each turn a local activity ("turn"), the batch activity with each turn a plain call ("rollout").
+// Deterministic and free of I/O, so it is safe in workflow code.
+import type { RolloutOutcome, TurnResult } from '../activities/rollout-steps';
 
-export type RolloutSteps = Pick<
-  ReturnType<typeof createRolloutStepActivities> & ReturnType<typeof createResultActivities>,
-  'startRollout' | 'callModel' | 'stepEnvironment' | 'callTool' | 'verifyRollout' | 'recordRollout'
->;
+export interface RolloutDriver {
+  takeTurn(step: number): Promise<TurnResult>;
+  finish(): Promise<{ reward: number }>;
+}
 
-/** Seed → (model turn → tool calls or environment step)* → verify → record; returns the reward. */
-export async function playRollout(input: RolloutInput, steps: RolloutSteps, enter: (stage: RolloutStage) => void): Promise<{ reward: number }> {
-  const ref = { runDir: input.runDir, envName: input.envName, taskIndex: input.taskIndex, rolloutIndex: input.rolloutIndex };
-  enter('seed');
-  const start = await steps.startRollout(ref);
-  if (start.recordedReward !== null) return { reward: start.recordedReward };
+/** The position of a rollout whose turns are over: next is verify and record. */
+export const FINISHING = 0;
 
-  const stepCap = input.maxSteps && input.maxSteps > 0 ? input.maxSteps : STEP_CAP;
-  for (let step = 1; ; step++) {
-    enter('model');
-    const turn = await steps.callModel({ ...ref, step, model: input.model });
-    if (turn.incomplete) break;
-    if (input.agent === 'gymnasium_agent') {
-      enter('tool');
-      const { done } = await steps.stepEnvironment({ ...ref, step });
-      if (done || step >= stepCap) break;
-      continue;
-    }
-    if (turn.functionCalls === 0 && turn.hasAssistantMessage) break;
-    if (input.agent === 'non_executing_agent') break;
-    enter('tool');
-    for (let index = 0; index < turn.functionCalls; index++) await steps.callTool({ ...ref, step, index });
-    if (step >= stepCap) break;
+/**
+ * Turns from `fromStep` (1 for a new rollout) until the agent stops, then verify and record; returns how
+ * the rollout ended. `onStep` hears each position before its step starts, so a caller can resume there.
+ */
+export async function playRollout(driver: RolloutDriver, fromStep = 1, onStep?: (step: number) => void): Promise<RolloutOutcome> {
+  for (let step = fromStep; step !== FINISHING; step++) {
+    onStep?.(step);
+    const turn = await driver.takeTurn(step);
+    if (turn.outcome) return turn.outcome;
+    if (turn.done) break;
   }
-  enter('verify');
-  await steps.verifyRollout({ ...ref, judgeModel: input.judgeModel });
-  enter('record');
-  return steps.recordRollout(ref);
+  onStep?.(FINISHING);
+  const { reward } = await driver.finish();
+  return { status: 'recorded', reward };
 }

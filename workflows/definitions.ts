@@ -1,63 +1,34 @@
-// What the client, the worker and the workflows share: inputs, outcomes, queries and signals.
+// What the client, the worker and the workflows share: inputs, results, queries, signals and updates.
 // Imported by workflow code, so it holds no Node built-ins and only type imports from src/.
-import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ModelSpec } from '../src/gateway/spec';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { RolloutSpec } from '../activities/rollout-steps';
+import type { EnvRef } from '../src/environments/ref';
 import type { AgentKind } from '../src/environments/types';
+import type { ModelSpec } from '../src/gateway/spec';
 import type { RunMetrics } from '../src/metrics/aggregate';
 
 export interface RetrySettings {
-  /** Attempts per activity before the rollout goes to the sidecar. */
+  /** Attempts per step (and per rollout in the "rollout" grain) before the rollout goes to the sidecar. */
   maximumAttempts: number;
   initialIntervalMs: number;
   maximumIntervalMs: number;
-  /** A worker that stops heartbeating for this long is presumed dead and its activity retried. */
+  /** A worker that stops heartbeating a long activity for this long is presumed dead and the activity retried. */
   heartbeatTimeoutMs: number;
 }
 
 export const DEFAULT_RETRY: RetrySettings = { maximumAttempts: 3, initialIntervalMs: 1000, maximumIntervalMs: 30_000, heartbeatTimeoutMs: 30_000 };
 
-/** A rollout's identity and where its files live; every rollout activity takes this. */
-export interface RolloutRef {
-  runDir: string;
-  envName: string;
-  taskIndex: number;
-  rolloutIndex: number;
-}
-
-export type { AgentKind };
-
 /**
- * `turn`: every model call and tool call is an activity (resume at the last finished one).
- * `rollout`: one heartbeating activity runs the whole rollout (fewer events; same files, same resume).
+ * `turn`: each agent turn is a local activity of a shard workflow, journaled call by call (a crash
+ * resumes at the last finished model or tool call). `rollout`: batches of rollouts run inside
+ * heartbeating activities (a crash resumes at the last finished rollout).
  */
 export type Durability = 'turn' | 'rollout';
-
-export interface RolloutInput extends RolloutRef {
-  agent: AgentKind;
-  durability?: Durability;
-  model: ModelSpec;
-  judgeModel?: ModelSpec;
-  /** Model turns allowed; unset means NeMo Gym's "unlimited", bounded by a safety cap. */
-  maxSteps?: number;
-  retry: RetrySettings;
-}
-
-export type RolloutOutcome =
-  | { status: 'recorded'; reward: number }
-  | { status: 'failed'; failureClass: string };
-
-export interface RunCounts {
-  /** Next rollout (task × repeat, in order) to start. */
-  cursor: number;
-  done: number;
-  failed: number;
-  rewardSum: number;
-}
 
 export interface RunInput {
   runId: string;
   runDir: string;
-  envName: string;
+  env: EnvRef;
   inputFile: string;
   model: ModelSpec;
   judgeModel?: ModelSpec;
@@ -66,16 +37,55 @@ export interface RunInput {
   concurrency: number;
   maxSteps?: number;
   retry: RetrySettings;
-  durability?: Durability;
-  /** Continue-as-new after this many rollouts started in one execution (or when Temporal suggests it). */
-  rolloutsPerExecution?: number;
-  /** Carried across continue-as-new. */
-  total?: number;
-  agent?: AgentKind;
-  counts?: RunCounts;
+  durability: Durability;
+  /** Shard workflows the rollouts are spread over (each on whichever worker takes it). */
+  shards: number;
+  /** Steps (local activities) or batches one shard execution runs before it continues as new. */
+  stepsPerExecution?: number;
+}
+
+export interface ShardCounts {
+  done: number;
+  failed: number;
+  rewardSum: number;
+}
+
+export interface ShardInput {
+  spec: RolloutSpec;
+  durability: Durability;
+  retry: RetrySettings;
+  numRepeats: number;
+  /** Rollouts in the whole run; this shard plays ordinals shard, shard + shards, shard + 2·shards, … */
+  total: number;
+  shard: number;
+  shards: number;
+  concurrency: number;
+  paused?: boolean;
+  stepsPerExecution?: number;
+  /** Carried across continue-as-new: the next position in this shard's sequence, the counts so far, and
+   *  the rollouts that were in flight with the step each continues at. */
+  cursor?: number;
+  counts?: ShardCounts;
+  resume?: [ordinal: number, step: number][];
 }
 
 export type RunPhase = 'collating' | 'running' | 'finalizing' | 'completed';
+
+export interface ShardProgress extends ShardCounts {
+  inFlight: number;
+}
+
+/** What the run workflow itself answers; the client adds the live counts of the shards still running. */
+export interface RunState {
+  phase: RunPhase;
+  total: number | null;
+  concurrency: number;
+  paused: boolean;
+  /** The shards started so far. */
+  shardIds: string[];
+  /** Final counts of the shards that have finished. */
+  finished: Record<string, ShardCounts>;
+}
 
 export interface RunProgress {
   phase: RunPhase;
@@ -93,21 +103,38 @@ export interface RunResult {
   metrics: RunMetrics;
 }
 
-export const progressQuery = defineQuery<RunProgress>('progress');
-export const setConcurrencySignal = defineSignal<[number]>('setConcurrency');
+export const runStateQuery = defineQuery<RunState>('runState');
+export const shardProgressQuery = defineQuery<ShardProgress>('shardProgress');
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
+/** To a shard: its share of the run's concurrency. */
+export const shardConcurrencySignal = defineSignal<[number]>('shardConcurrency');
+/** To the run: the new concurrency, answered with the value applied. */
+export const setConcurrencyUpdate = defineUpdate<number, [number]>('setConcurrency');
 
-/** Rollouts in flight per run at most: Temporal refuses more than 2,000 pending children per workflow. */
-export const MAX_CONCURRENCY = 1000;
+/** Rollouts in flight per run at most: each is a coroutine or a batch lane, held in worker memory. */
+export const MAX_CONCURRENCY = 10_000;
+export const MAX_SHARDS = 64;
 
-/** Safety cap on model turns when a run sets no max_steps, so a looping policy cannot run forever. */
-export const STEP_CAP = 100;
+/** A shard execution continues as new after this many local activities, far below 10k history events. */
+export const DEFAULT_STEPS_PER_EXECUTION = 3000;
 
-export function rolloutWorkflowId(runWorkflowId: string, taskIndex: number, rolloutIndex: number): string {
-  return `${runWorkflowId}/rollout-${taskIndex}-${rolloutIndex}`;
-}
+export type { AgentKind };
 
 export function runWorkflowId(runId: string): string {
   return `gymflow-run-${runId}`;
+}
+
+export function shardWorkflowId(runWfId: string, shard: number): string {
+  return `${runWfId}/shard-${shard}`;
+}
+
+/** Shard `s`'s share of a concurrency `c` over `n` shards; every shard keeps at least one slot. */
+export function shardShare(c: number, n: number, s: number): number {
+  return Math.max(1, Math.floor(c / n) + (s < c % n ? 1 : 0));
+}
+
+/** The default shard count: one per 128 rollouts in flight, so several workers can share a run. */
+export function defaultShards(concurrency: number): number {
+  return Math.min(MAX_SHARDS, Math.max(1, Math.ceil(concurrency / 128)));
 }

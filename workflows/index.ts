@@ -1,3 +1,3 @@
 // The workflows a Gymflow worker registers.
 export { evalRunWorkflow } from './run';
-export { rolloutWorkflow } from './rollout';
+export { shardWorkflow } from './shard';

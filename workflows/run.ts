@@ -1,12 +1,12 @@
-// A run (campaign): collate the input, keep a bounded sliding window of rollout workflows in flight
-// over every task × repeat, continue-as-new before the history grows large, then aggregate.
+// A run (campaign): collate the input once, spread the rollouts over shard workflows, steer them
+// (pause, resume, concurrency), then aggregate the run's metrics from its files.
 import {
   allHandlersFinished,
+  CancellationScope,
   condition,
-  continueAsNew,
   executeChild,
+  getExternalWorkflowHandle,
   isCancellation,
-  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -18,106 +18,106 @@ import { RUN_STATUS } from '../src/temporal/search-attributes';
 import {
   MAX_CONCURRENCY,
   pauseSignal,
-  progressQuery,
   resumeSignal,
-  rolloutWorkflowId,
-  setConcurrencySignal,
-  type RunCounts,
+  runStateQuery,
+  setConcurrencyUpdate,
+  shardConcurrencySignal,
+  shardShare,
+  shardWorkflowId,
   type RunInput,
   type RunPhase,
   type RunResult,
+  type ShardCounts,
 } from './definitions';
-import { rolloutWorkflow } from './rollout';
+import { shardWorkflow } from './shard';
 
-const { collateRun, finalizeRun, recordFailure } = proxyActivities<Activities>({
+const { collateRun, finalizeRun } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['BadInput'] },
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['BAD_INPUT', 'NOT_FOUND', 'DISK_FULL'] },
 });
 
-const DEFAULT_ROLLOUTS_PER_EXECUTION = 500;
-
-function clampConcurrency(n: number): number {
-  return Math.min(MAX_CONCURRENCY, Math.max(1, Math.floor(n)));
-}
-
 export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
-  let phase: RunPhase = input.total === undefined ? 'collating' : 'running';
-  let concurrency = clampConcurrency(input.concurrency);
+  let phase: RunPhase = 'collating';
+  let concurrency = Math.min(MAX_CONCURRENCY, Math.max(1, input.concurrency));
   let paused = false;
-  let inFlight = 0;
-  let total = input.total ?? null;
-  let agent = input.agent ?? 'simple_agent';
-  const counts: RunCounts = input.counts ?? { cursor: 0, done: 0, failed: 0, rewardSum: 0 };
-
-  setHandler(progressQuery, () => ({
-    phase,
-    total,
-    done: counts.done,
-    failed: counts.failed,
-    inFlight,
-    concurrency,
-    paused,
-    meanReward: counts.done ? counts.rewardSum / counts.done : null,
-  }));
-  setHandler(setConcurrencySignal, (n) => void (concurrency = clampConcurrency(n)));
-  setHandler(pauseSignal, () => void (paused = true));
-  setHandler(resumeSignal, () => void (paused = false));
-
-  if (total === null) {
-    const collated = await collateRun({ runDir: input.runDir, inputFile: input.inputFile, envName: input.envName, limit: input.limit, numRepeats: input.numRepeats });
-    total = collated.rolloutCount;
-    agent = collated.agent;
-    phase = 'running';
-  }
-
-  const perExecution = input.rolloutsPerExecution ?? DEFAULT_ROLLOUTS_PER_EXECUTION;
+  let total: number | null = null;
   const runWfId = workflowInfo().workflowId;
-  let startedHere = 0;
-  while (counts.cursor < total) {
-    await condition(() => !paused && inFlight < concurrency);
-    if (startedHere >= perExecution || workflowInfo().continueAsNewSuggested) break;
-    const i = counts.cursor++;
-    const taskIndex = Math.floor(i / input.numRepeats);
-    const rolloutIndex = i % input.numRepeats;
-    startedHere++;
-    inFlight++;
-    const ref = { runDir: input.runDir, envName: input.envName, taskIndex, rolloutIndex };
-    void executeChild(rolloutWorkflow, {
-      workflowId: rolloutWorkflowId(runWfId, taskIndex, rolloutIndex),
-      args: [{ ...ref, agent, durability: input.durability, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps, retry: input.retry }],
-      parentClosePolicy: ParentClosePolicy.TERMINATE,
-    })
-      .then(
-        (outcome) => {
-          if (outcome.status === 'recorded') {
-            counts.done++;
-            counts.rewardSum += outcome.reward;
-          } else counts.failed++;
-        },
-        // The rollout workflow itself failed or was terminated: it left no record, so the run writes one.
-        // A cancelled run leaves its rollouts unrecorded on purpose: a resume runs them again.
-        async (err: Error) => {
-          counts.failed++;
-          if (isCancellation(err)) return;
-          try {
-            await recordFailure({ ...ref, failureClass: 'internal', message: `rollout workflow ended: ${err.message}`, stage: 'record', attempt: 1 });
-          } catch (e) {
-            log.error('could not write the sidecar record of a rollout', { rollout: `${taskIndex}-${rolloutIndex}`, error: String(e) });
-          }
-        },
-      )
-      .finally(() => void inFlight--);
-  }
-  await condition(() => inFlight === 0);
+  const shards = Math.max(1, Math.min(input.shards, concurrency));
+  const shardIds = Array.from({ length: shards }, (_, s) => shardWorkflowId(runWfId, s));
+  const finished: Record<string, ShardCounts> = {};
+  const running = new Set<string>();
 
-  if (counts.cursor < total) {
-    await condition(allHandlersFinished);
-    return continueAsNew<typeof evalRunWorkflow>({ ...input, concurrency, total, agent, counts });
+  /** Tells every shard still running; a shard that just ended is no error. */
+  async function broadcast(send: (id: string, s: number) => Promise<void>): Promise<void> {
+    await Promise.all(shardIds.map((id, s) => (running.has(id) ? send(id, s).catch(() => {}) : undefined)));
   }
-  phase = 'finalizing';
-  const metrics = await finalizeRun({ runDir: input.runDir, expected: total });
-  phase = 'completed';
-  upsertSearchAttributes([{ key: RUN_STATUS, value: 'completed' }]);
-  return { runDir: input.runDir, metrics };
+
+  // Only started shards: an id not started yet may still name a finished shard of an earlier run.
+  setHandler(runStateQuery, () => ({ phase, total, concurrency, paused, shardIds: shardIds.filter((id) => running.has(id) || id in finished), finished }));
+  setHandler(pauseSignal, async () => {
+    paused = true;
+    await broadcast((id) => getExternalWorkflowHandle(id).signal(pauseSignal));
+  });
+  setHandler(resumeSignal, async () => {
+    paused = false;
+    await broadcast((id) => getExternalWorkflowHandle(id).signal(resumeSignal));
+  });
+  setHandler(
+    setConcurrencyUpdate,
+    async (n) => {
+      concurrency = n;
+      await broadcast((id, s) => getExternalWorkflowHandle(id).signal(shardConcurrencySignal, shardShare(n, shards, s)));
+      return concurrency;
+    },
+    {
+      validator: (n) => {
+        if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${n}`);
+      },
+    },
+  );
+
+  try {
+    const collated = await collateRun({ runDir: input.runDir, inputFile: input.inputFile, env: input.env, limit: input.limit, numRepeats: input.numRepeats });
+    total = collated.rolloutCount;
+    phase = 'running';
+    const spec = { runDir: input.runDir, env: input.env, agent: collated.agent, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps };
+    await Promise.all(
+      shardIds.map(async (id, s) => {
+        running.add(id);
+        try {
+          finished[id] = await executeChild(shardWorkflow, {
+            workflowId: id,
+            args: [
+              {
+                spec,
+                durability: input.durability,
+                retry: input.retry,
+                numRepeats: input.numRepeats,
+                total: total!,
+                shard: s,
+                shards,
+                concurrency: shardShare(concurrency, shards, s),
+                paused,
+                stepsPerExecution: input.stepsPerExecution,
+              },
+            ],
+            parentClosePolicy: ParentClosePolicy.TERMINATE,
+          });
+        } finally {
+          running.delete(id);
+        }
+      }),
+    );
+    phase = 'finalizing';
+    const metrics = await finalizeRun({ runDir: input.runDir, expected: total });
+    phase = 'completed';
+    upsertSearchAttributes([{ key: RUN_STATUS, value: 'completed' }]);
+    await condition(allHandlersFinished);
+    return { runDir: input.runDir, metrics };
+  } catch (err) {
+    const status = isCancellation(err) ? 'cancelled' : 'failed';
+    await CancellationScope.nonCancellable(async () => upsertSearchAttributes([{ key: RUN_STATUS, value: status }]));
+    throw err;
+  }
 }

@@ -2,7 +2,7 @@
 // and, for commands that drive runs, an in-process worker.
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { connectClient, connectWorker, ensureServer, temporalSettingsFromEnv, TASK_QUEUE, type TemporalSettings } from '../temporal/connection';
+import { connectClient, connectWorker, ensureServer, temporalSettingsFromEnv, type TemporalSettings } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/register-search-attributes';
 import { createGymWorker, installRuntime, type GymWorker } from '../../workers/worker';
 
@@ -20,7 +20,8 @@ export async function openSession(logger: Logger, say: (line: string) => void): 
   return { settings, client, close: () => client.connection.close() };
 }
 
-export async function startWorker(session: Session, logger: Logger): Promise<GymWorker> {
+/** A worker for one task queue: a run's own, or a shared pool's. */
+export async function startWorker(session: Session, logger: Logger, taskQueue: string): Promise<GymWorker> {
   const connection = await connectWorker(session.settings);
-  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue: TASK_QUEUE, logger });
+  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue, logger });
 }

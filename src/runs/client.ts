@@ -5,12 +5,11 @@ import path from 'node:path';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { GymError } from '../errors';
-import { getEnvironment } from '../environments/registry';
+import { envLabel, resolveEnvironment } from '../environments/ref';
 import { RunStore } from '../store/run-store';
 import { loadTasks } from '../tasks/load';
-import { TASK_QUEUE } from '../temporal/connection';
 import { AGENT_NAME, ENV_NAME, MODEL_NAME, RUN_ID, RUN_STATUS } from '../temporal/search-attributes';
-import { progressQuery, runWorkflowId, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
+import { runStateQuery, runWorkflowId, shardProgressQuery, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
 import type { evalRunWorkflow } from '../../workflows/run';
 import { Manifest, buildManifest, type RunConfig } from './manifest';
 
@@ -22,7 +21,7 @@ export interface PreparedRun {
 
 /** Validates every input row against the environment; returns the dataset hash. */
 export async function validateRunInput(config: RunConfig): Promise<string> {
-  return (await loadTasks(config.inputFile, getEnvironment(config.envName), config.limit)).datasetHash;
+  return (await loadTasks(config.inputFile, resolveEnvironment(config.env), config.limit)).datasetHash;
 }
 
 /** Writes the manifest; refuses a folder that holds a different run. */
@@ -38,8 +37,11 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
           'choose another --output folder, or resume it with `gym eval resume`',
       );
     }
+    if (existing.workflow_id !== fresh.workflow_id) {
+      throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
+    }
     // Concurrency and transport may change on resume; the identity may not.
-    const manifest = { ...existing, config: { ...existing.config, concurrency: config.concurrency } };
+    const manifest = { ...existing, config: { ...existing.config, concurrency: config.concurrency, shards: config.shards, taskQueue: config.taskQueue } };
     await store.writeJson(store.manifestPath, manifest);
     return { manifest, resumed: true };
   }
@@ -57,28 +59,36 @@ export async function readManifest(runDir: string): Promise<Manifest | undefined
 }
 
 export function runInput(config: RunConfig): RunInput {
-  const { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution, durability } = config;
-  return { runId, runDir, envName, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, rolloutsPerExecution, durability };
+  const { runId, runDir, env, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, stepsPerExecution, durability, shards } = config;
+  return { runId, runDir, env, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, stepsPerExecution, durability, shards };
 }
 
-/** Starts the run's workflow, or attaches to it when it is already running. */
+/**
+ * Starts the run's workflow, or attaches to it when it is already running — only if that workflow is
+ * this folder's run: a workflow of the same id writing elsewhere is refused.
+ */
 export async function startRun(client: Client, manifest: Manifest): Promise<WorkflowHandle<typeof evalRunWorkflow>> {
   const config = manifest.config;
   const model = config.model.backend === 'mock' ? `mock:${config.model.env}` : `${config.model.backend}:${config.model.model}`;
-  return client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
-    taskQueue: TASK_QUEUE,
+  const handle = await client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
+    taskQueue: config.taskQueue,
     workflowId: manifest.workflow_id,
     args: [runInput(config)],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [
       { key: RUN_ID, value: config.runId },
-      { key: ENV_NAME, value: config.envName },
-      { key: AGENT_NAME, value: getEnvironment(config.envName).agent ?? 'simple_agent' },
+      { key: ENV_NAME, value: envLabel(config.env) },
+      { key: AGENT_NAME, value: resolveEnvironment(config.env).agent ?? 'simple_agent' },
       { key: MODEL_NAME, value: model },
       { key: RUN_STATUS, value: 'running' },
     ],
     memo: { runDir: config.runDir, identity: manifest.identity },
   });
+  const memo = (await handle.describe()).memo as { runDir?: string; identity?: string } | undefined;
+  if (memo?.runDir !== undefined && (path.resolve(memo.runDir) !== path.resolve(config.runDir) || memo.identity !== manifest.identity)) {
+    throw new GymError('CONFLICT', `workflow ${manifest.workflow_id} is already running for ${memo.runDir}, not ${config.runDir}; choose another --run-id`);
+  }
+  return handle;
 }
 
 /** The status of a run's latest workflow execution, or undefined when Temporal has none. */
@@ -100,12 +110,29 @@ export async function resolveRun(ref: string): Promise<{ workflowId: string; man
   return { workflowId: runWorkflowId(ref) };
 }
 
+/** Live progress: the run's own state plus the counts of each shard still running. */
 export async function queryProgress(handle: WorkflowHandle): Promise<RunProgress | undefined> {
+  let state;
   try {
-    return await handle.query(progressQuery);
+    state = await handle.query(runStateQuery);
   } catch {
     return undefined;
   }
+  let done = 0;
+  let failed = 0;
+  let rewardSum = 0;
+  let inFlight = 0;
+  await Promise.all(
+    state.shardIds.map(async (id) => {
+      const counts = state.finished[id] ?? (await handle.client.getHandle(id).query(shardProgressQuery).catch(() => undefined));
+      if (!counts) return;
+      done += counts.done;
+      failed += counts.failed;
+      rewardSum += counts.rewardSum;
+      inFlight += 'inFlight' in counts ? (counts.inFlight as number) : 0;
+    }),
+  );
+  return { phase: state.phase, total: state.total, done, failed, inFlight, concurrency: state.concurrency, paused: state.paused, meanReward: done ? rewardSum / done : null };
 }
 
 export type { RunResult };

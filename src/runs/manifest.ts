@@ -6,8 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { EnvRef } from '../environments/ref';
 import { ModelSpec } from '../gateway/spec';
-import { MAX_CONCURRENCY } from '../../workflows/definitions';
+import { MAX_CONCURRENCY, MAX_SHARDS } from '../../workflows/definitions';
 import { PACKAGE_ROOT } from '../util/paths';
 
 export { MAX_CONCURRENCY };
@@ -15,23 +16,25 @@ export { MAX_CONCURRENCY };
 export const RunConfig = z.object({
   runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-"'),
   runDir: z.string(),
-  envName: z.string(),
+  env: EnvRef,
   inputFile: z.string(),
   model: ModelSpec,
   judgeModel: ModelSpec.optional(),
   numRepeats: z.number().int().min(1),
   limit: z.number().int().min(1).optional(),
-  // Temporal refuses more than 2,000 pending children per workflow; stay well below it.
   concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
+  shards: z.number().int().min(1).max(MAX_SHARDS),
+  /** The task queue the run's work is on: its own by default, so no other run's worker picks it up. */
+  taskQueue: z.string().min(1),
   maxSteps: z.number().int().min(1).optional(),
   retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1), heartbeatTimeoutMs: z.number().int().min(100) }),
-  rolloutsPerExecution: z.number().int().min(1).optional(),
+  stepsPerExecution: z.number().int().min(1).optional(),
   durability: z.enum(['turn', 'rollout']).default('turn'),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
 export const Manifest = z.object({
-  schema_version: z.literal(1),
+  schema_version: z.literal(2),
   run_id: z.string(),
   workflow_id: z.string(),
   created_at: z.string(),
@@ -44,8 +47,8 @@ export type Manifest = z.infer<typeof Manifest>;
 
 /** What must match for a resume: the environment, the model, the agent settings and the data. */
 export function runIdentity(config: RunConfig, datasetHash: string): string {
-  const { envName, model, judgeModel, numRepeats, limit, maxSteps } = config;
-  const material = JSON.stringify({ envName, model, judgeModel: judgeModel ?? null, numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
+  const { env, model, judgeModel, numRepeats, limit, maxSteps } = config;
+  const material = JSON.stringify({ env, model, judgeModel: judgeModel ?? null, numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
   return createHash('sha256').update(material).digest('hex').slice(0, 16);
 }
 
@@ -61,9 +64,23 @@ function gymflowVersion(): string {
   return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/**
+ * A run's id: the folder's name plus a hash of its absolute path, so two folders that share a name are
+ * two runs (and two workflows), never one.
+ */
+export function defaultRunId(runDir: string): string {
+  const base = path.basename(runDir).replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'run';
+  return `${base}-${createHash('sha256').update(path.resolve(runDir)).digest('hex').slice(0, 8)}`;
+}
+
+/** The task queue of a run that was not pointed at a shared worker pool. */
+export function runTaskQueue(runId: string): string {
+  return `gymflow-run-${runId}`;
+}
+
 export function buildManifest(config: RunConfig, workflowId: string, datasetHash: string): Manifest {
   return {
-    schema_version: 1,
+    schema_version: 2,
     run_id: config.runId,
     workflow_id: workflowId,
     created_at: new Date().toISOString(),

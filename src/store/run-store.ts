@@ -93,6 +93,14 @@ export class RunStore {
     return ids.has(rolloutId) ? { reward: ids.get(rolloutId) ?? 0 } : undefined;
   }
 
+  /** How a rollout was settled, if it was: recorded with a reward, or routed to the sidecar. */
+  async findOutcome(rolloutId: string): Promise<{ status: 'recorded'; reward: number } | { status: 'failed'; failureClass: FailureRecord['_ng_failure_class'] } | undefined> {
+    const recorded = await this.findRollout(rolloutId);
+    if (recorded) return { status: 'recorded', reward: recorded.reward };
+    const failed = await mutex.run(this.failuresPath, () => this.idIndex(this.failuresPath));
+    return failed.has(rolloutId) ? { status: 'failed', failureClass: 'internal' } : undefined;
+  }
+
   private appendOnce(file: string, id: string, value: object): Promise<boolean> {
     return mutex.run(file, async () => {
       const ids = await this.idIndex(file);

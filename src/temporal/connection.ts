@@ -17,7 +17,6 @@ export interface TemporalSettings {
 }
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
-export const TASK_QUEUE = process.env.GYMFLOW_TASK_QUEUE ?? 'gymflow';
 
 export function temporalSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const tlsWanted = env.TEMPORAL_TLS === 'true' || env.TEMPORAL_TLS_CERT || env.TEMPORAL_TLS_CA;

@@ -146,7 +146,7 @@ describe('gym eval against a running server', () => {
     const args = ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--num-repeats', '2', '--detach'];
     expect((await gym(args, env)).code).toBe(0);
     expect((await gym(['eval', 'pause', out], env)).stdout).toMatch(/pause: sent/);
-    const worker = spawnWorker(env);
+    const worker = spawnWorker(env, { runDir: out });
     try {
       const status = async () => JSON.parse((await gym(['eval', 'status', out, '--json'], env)).stdout);
       await waitFor(async () => (await status()).progress?.paused === true, 'the paused run to answer its progress query', 60_000);

@@ -44,8 +44,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function startWorker(): WorkerProcess {
-  const w = spawnWorker({ TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir });
+function startWorker(runDir: string): WorkerProcess {
+  const w = spawnWorker({ TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir }, { runDir });
   workers.push(w);
   return w;
 }
@@ -57,7 +57,9 @@ async function crashRun(runDir: string, crash: (done: number) => Promise<void>) 
     inputFile: INPUT,
     numRepeats: REPEATS,
     concurrency: 16,
-    rolloutsPerExecution: 60,
+    // Short executions, so the kills also land around continue-as-new with rollouts in flight.
+    stepsPerExecution: 25,
+    shards: 2,
     model: { accuracy: 0.7, seed: 7, latency_ms: 5 },
     maximumAttempts: 20,
   });
@@ -69,14 +71,14 @@ async function crashRun(runDir: string, crash: (done: number) => Promise<void>) 
 describe('a 200-rollout run', () => {
   it('completes exactly once although its worker is SIGKILLed twice', async () => {
     const runDir = await tempDir('gymflow-crash-worker-');
-    let worker = startWorker();
+    let worker = startWorker(runDir);
     const result = await crashRun(runDir, async () => {
       for (const threshold of [40, 110]) {
         await waitFor(() => (worker.assertAlive(), recordedLines(runDir).length >= threshold), `${threshold} records`);
         await worker.kill('SIGKILL');
         // The kill must land mid-run, or the test proves nothing.
         expect(recordedLines(runDir).length).toBeLessThan(TASKS * REPEATS);
-        worker = startWorker();
+        worker = startWorker(runDir);
       }
     });
     assertExactlyOnce(runDir, result);
@@ -84,7 +86,7 @@ describe('a 200-rollout run', () => {
 
   it('completes exactly once although the Temporal server is killed and restarted mid-run', async () => {
     const runDir = await tempDir('gymflow-crash-server-');
-    const worker = startWorker();
+    const worker = startWorker(runDir);
     const result = await crashRun(runDir, async () => {
       await waitFor(() => (worker.assertAlive(), recordedLines(runDir).length >= 60), '60 records');
       await server.restart('SIGKILL');

@@ -1,10 +1,10 @@
-// The "rollout" durability grain: one heartbeating activity per rollout runs the same agent loop over
-// the same files. It reproduces NeMo Gym's recorded rewards, keeps the rollout's history to a single
-// activity, and a SIGKILLed worker's rollouts resume and finish exactly once.
+// The "rollout" durability grain: batches of rollouts in heartbeating activities run the same agent
+// steps in memory. It reproduces NeMo Gym's recorded rewards, keeps a shard's history to its batch
+// activities, and a SIGKILLed worker's batch resumes and every rollout finishes exactly once.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rolloutWorkflowId, runWorkflowId, type RunResult } from '../../workflows/definitions';
+import { runWorkflowId, shardWorkflowId, type RunResult } from '../../workflows/definitions';
 import { runConfig, runInProcess, startRunWorkflow, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { spawnWorker, waitFor, type WorkerProcess } from '../helpers/worker-process';
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('the rollout durability grain', () => {
-  it('replays NeMo Gym rollouts to their recorded rewards with one activity per rollout', async () => {
+  it('replays NeMo Gym rollouts to their recorded rewards with batch activities only', async () => {
     const runDir = await tempDir('gymflow-grain-');
     const config = runConfig({
       runDir,
@@ -35,9 +35,10 @@ describe('the rollout durability grain', () => {
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(5);
     expect(result.metrics.mean_reward).toBe(1);
-    const history = await (await server.client()).workflow.getHandle(rolloutWorkflowId(runWorkflowId(config.runId), 0, 0)).fetchHistory();
+    const history = await (await server.client()).workflow.getHandle(shardWorkflowId(runWorkflowId(config.runId), 0)).fetchHistory();
     const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
-    expect(scheduled).toEqual(['runRollout']);
+    expect(scheduled).toEqual(['runRolloutBatch']);
+    expect(history.events!.some((e) => e.markerRecordedEventAttributes)).toBe(false);
   });
 
   it('finishes every rollout exactly once after its worker is SIGKILLed mid-rollout', async () => {
@@ -54,12 +55,12 @@ describe('the rollout durability grain', () => {
     });
     const handle = await startRunWorkflow(server, config);
     const env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir };
-    const first = spawnWorker(env);
+    const first = spawnWorker(env, { runDir });
     workers.push(first);
     await waitFor(() => (first.assertAlive(), lines(path.join(runDir, 'rollouts.jsonl')).length >= 10), '10 records');
     await first.kill('SIGKILL');
     expect(lines(path.join(runDir, 'rollouts.jsonl')).length).toBeLessThan(50);
-    workers.push(spawnWorker(env));
+    workers.push(spawnWorker(env, { runDir }));
     const result = (await handle.result()) as RunResult;
     const ids = lines(path.join(runDir, 'rollouts.jsonl')).map((l) => JSON.parse(l)._ng_rollout_id);
     expect(ids).toHaveLength(50);

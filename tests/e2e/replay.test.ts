@@ -1,6 +1,6 @@
 // Replay safety: recorded workflow histories must replay against the current workflow code without
 // a determinism error — the committed ones (captured from earlier code) and fresh ones from a real
-// run made now, including continue-as-new chains and rollout children.
+// run made now, including shard continue-as-new chains with rollouts in flight.
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,21 +41,21 @@ describe('workflow replay', () => {
       limit: 3,
       numRepeats: 2,
       concurrency: 2,
-      rolloutsPerExecution: 2,
+      stepsPerExecution: 3,
       model: { accuracy: 0.5, seed: 11 },
     });
     await runInProcess(server, config);
     const client = await server.client();
     const captured = await captureRunHistories(client, runWorkflowId(config.runId));
-    // 3 run executions (6 rollouts, 2 per execution) and 6 rollout children.
-    expect(captured.filter((h) => !h.workflowId.includes('/rollout-'))).toHaveLength(3);
-    expect(captured.filter((h) => h.workflowId.includes('/rollout-'))).toHaveLength(6);
+    // One run execution and a shard that continued as new every 3 rounds.
+    expect(captured.filter((h) => !h.workflowId.includes('/shard-'))).toHaveLength(1);
+    expect(captured.filter((h) => h.workflowId.includes('/shard-')).length).toBeGreaterThan(2);
     const results = await replayAll(captured.map((h) => ({ workflowId: h.workflowId, history: JSON.parse(h.json) })));
     expect(results.every((r) => r.error === undefined)).toBe(true);
   });
 
   it('detects a workflow change that would break running histories', async () => {
-    const [history] = committedHistories().filter((h) => h.workflowId.includes('rollout-'));
+    const [history] = committedHistories().filter((h) => !h.workflowId.includes('/shard-'));
     const tampered = structuredClone(history!) as { workflowId: string; history: { events: { eventType: string; activityTaskScheduledEventAttributes?: { activityType?: { name: string } } }[] } };
     const scheduled = tampered.history.events.find((e) => e.activityTaskScheduledEventAttributes)!;
     scheduled.activityTaskScheduledEventAttributes!.activityType!.name = 'somethingElse';

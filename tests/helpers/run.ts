@@ -7,9 +7,9 @@ import { NativeConnection } from '@temporalio/worker';
 import pino from 'pino';
 import type { ModelSpecInput } from '../../src/gateway/spec';
 import { parseModelSpec } from '../../src/gateway/spec';
-import { RunConfig } from '../../src/runs/manifest';
+import { envKey, type EnvRefInput } from '../../src/environments/ref';
+import { RunConfig, defaultRunId, runTaskQueue } from '../../src/runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../src/runs/client';
-import { TASK_QUEUE } from '../../src/temporal/connection';
 import { createGymWorker, installRuntime } from '../../workers/worker';
 import { DEFAULT_RETRY, type RunResult } from '../../workflows/definitions';
 import type { TestServer } from './temporal-server';
@@ -23,29 +23,36 @@ export async function tempDir(prefix = 'gymflow-run-'): Promise<string> {
 
 export function runConfig(opts: {
   runDir: string;
-  envName: string;
+  /** A registered environment's name, or a whole reference (settings, remote server). */
+  envName?: string;
+  env?: EnvRefInput;
   inputFile: string;
   model?: Partial<ModelSpecInput> & { backend?: 'mock' };
   numRepeats?: number;
   concurrency?: number;
   limit?: number;
   maxSteps?: number;
-  rolloutsPerExecution?: number;
+  stepsPerExecution?: number;
+  shards?: number;
   maximumAttempts?: number;
   durability?: 'turn' | 'rollout';
 }): RunConfig {
+  const env = opts.env ?? { name: opts.envName! };
+  const runId = defaultRunId(opts.runDir);
   return RunConfig.parse({
-    runId: path.basename(opts.runDir),
+    runId,
     runDir: opts.runDir,
-    envName: opts.envName,
+    env,
     inputFile: opts.inputFile,
-    model: parseModelSpec({ backend: 'mock', env: opts.envName, tasks_file: path.join(opts.runDir, 'tasks.jsonl'), ...opts.model } as ModelSpecInput),
+    model: parseModelSpec({ backend: 'mock', env: envKey(env), tasks_file: path.join(opts.runDir, 'tasks.jsonl'), ...opts.model } as ModelSpecInput),
     numRepeats: opts.numRepeats ?? 1,
     limit: opts.limit,
     concurrency: opts.concurrency ?? 4,
+    shards: opts.shards ?? 1,
+    taskQueue: runTaskQueue(runId),
     maxSteps: opts.maxSteps,
     retry: { ...DEFAULT_RETRY, initialIntervalMs: 200, maximumIntervalMs: 1000, heartbeatTimeoutMs: 5000, maximumAttempts: opts.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts },
-    rolloutsPerExecution: opts.rolloutsPerExecution,
+    stepsPerExecution: opts.stepsPerExecution,
     durability: opts.durability,
   });
 }
@@ -61,7 +68,7 @@ export async function runInProcess(server: TestServer, config: RunConfig): Promi
   const handle = await startRunWorkflow(server, config);
   const connection = await NativeConnection.connect({ address: server.address });
   try {
-    const worker = await createGymWorker({ connection, namespace: 'default', taskQueue: TASK_QUEUE, logger: quietLogger });
+    const worker = await createGymWorker({ connection, namespace: 'default', taskQueue: config.taskQueue, logger: quietLogger });
     return (await worker.run(handle.result())) as RunResult;
   } finally {
     await connection.close();

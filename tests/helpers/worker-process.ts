@@ -12,8 +12,10 @@ export interface WorkerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, [GYM, 'worker', 'start'], {
+/** A worker for one run (its folder) or, with `taskQueue`, for a named pool. */
+export function spawnWorker(env: Record<string, string>, target: { runDir: string } | { taskQueue: string }): WorkerProcess {
+  const args = 'runDir' in target ? ['--run', target.runDir] : ['--task-queue', target.taskQueue];
+  const child = spawn(process.execPath, [GYM, 'worker', 'start', ...args], {
     env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

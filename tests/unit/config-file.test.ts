@@ -22,7 +22,7 @@ describe('eval config files', () => {
   it.each(readdirSync(CONFIGS))('%s is a valid run configuration', (file) => {
     const flags = readConfigFile(path.join(CONFIGS, file), new Set([...KNOWN, 'concurrency', 'mock-seed', 'max-steps', 'model-url']));
     const config = buildRunConfig(flags);
-    expect(config.envName).toBe(flags.env);
+    expect(config.env.name).toBe(flags.env);
     expect(path.isAbsolute(config.inputFile)).toBe(true);
   });
 });

@@ -32,7 +32,7 @@ describe('environment settings', () => {
 
   it('comes from --env-option on the command line', () => {
     const config = buildRunConfig({ env: 'math_with_judge', 'env-option': ['should_use_judge=true'], model: 'mock', input: EXAMPLE, output: '/tmp/gymflow-options-test' });
-    expect(config.envName).toBe('math_with_judge?should_use_judge=true');
+    expect(config.env).toEqual({ name: 'math_with_judge', options: { should_use_judge: true } });
     expect(() => buildRunConfig({ env: 'math_with_judge', 'env-option': ['nope'], model: 'mock', input: EXAMPLE, output: '/tmp/x' })).toThrow(/KEY=VALUE/);
   });
 });

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { resolveRun } from '../../runs/client';
-import { MAX_CONCURRENCY, pauseSignal, resumeSignal, setConcurrencySignal } from '../../../workflows/definitions';
+import { MAX_CONCURRENCY, pauseSignal, resumeSignal, setConcurrencyUpdate } from '../../../workflows/definitions';
 import { intFlag, parseFlags } from '../args';
 import { openSession } from '../session';
 
@@ -25,7 +25,10 @@ async function control(action: 'pause' | 'unpause' | 'cancel' | 'concurrency', a
     if (action === 'pause') await handle.signal(pauseSignal);
     else if (action === 'unpause') await handle.signal(resumeSignal);
     else if (action === 'cancel') await handle.cancel();
-    else await handle.signal(setConcurrencySignal, intFlag({ concurrency: positionals[1] }, 'concurrency', { min: 1, max: MAX_CONCURRENCY })!);
+    else {
+      const applied = await handle.executeUpdate(setConcurrencyUpdate, { args: [intFlag({ concurrency: positionals[1] }, 'concurrency', { min: 1, max: MAX_CONCURRENCY })!] });
+      return say(`concurrency of ${workflowId} is now ${applied}`);
+    }
     say(`${action}: sent to ${workflowId}`);
   } finally {
     await session.close();

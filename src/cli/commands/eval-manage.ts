@@ -11,7 +11,7 @@ import { formatProgress } from '../progress';
 import { formatMetrics } from '../report';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
-import { MAX_CONCURRENCY, setConcurrencySignal } from '../../../workflows/definitions';
+import { MAX_CONCURRENCY, setConcurrencyUpdate } from '../../../workflows/definitions';
 
 const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
 const LIST_USAGE = 'usage: gym eval list [--limit N] [--json]';
@@ -97,10 +97,10 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   try {
     if (await showIfComplete(session, manifest, say)) return;
     const handle = await startRun(session.client, resumed);
-    // An already-running workflow keeps its input, so a new concurrency travels as a signal.
-    if (concurrency) await handle.signal(setConcurrencySignal, concurrency);
+    // An already-running workflow keeps its input, so a new concurrency travels as an update.
+    if (concurrency) await handle.executeUpdate(setConcurrencyUpdate, { args: [concurrency] });
     say(`resuming run ${manifest.run_id} (workflow ${handle.workflowId})`);
-    await followRun({ session, handle, runDir: manifest.config.runDir, withWorker: !values['no-worker'], logger, say });
+    await followRun({ session, handle, runDir: manifest.config.runDir, taskQueue: resumed.config.taskQueue, withWorker: !values['no-worker'], logger, say });
   } finally {
     await session.close();
   }

@@ -3,11 +3,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { configuredEnvironmentName, environmentNames, getEnvironment, remoteEnvironmentName } from '../../environments/registry';
+import { environmentNames } from '../../environments/registry';
+import { envKey, resolveEnvironment, type EnvRef } from '../../environments/ref';
 import type { ModelSpec } from '../../gateway/spec';
-import { RunConfig } from '../../runs/manifest';
+import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
-import { DEFAULT_RETRY, MAX_CONCURRENCY } from '../../../workflows/definitions';
+import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
 import { openSession } from '../session';
@@ -21,8 +22,11 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --concurrency C      rollouts in flight (default 8)
   --max-steps S        model turns per rollout (default: until the model stops calling tools)
   --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
-  --durability G       turn (default: each model and tool call is an activity) or rollout (one activity per rollout)
-  --run-id ID          name of the run (default: derived from the output folder)
+  --durability G       turn (default: each agent turn a local activity, journaled call by call) or
+                       rollout (batches of rollouts in heartbeating activities; resumes per finished rollout)
+  --shards N           shard workflows the rollouts are spread over (default: one per 128 in flight)
+  --task-queue Q       run on a shared worker pool (gym worker start --task-queue Q) instead of the run's own queue
+  --run-id ID          name of the run (default: the output folder's name and a hash of its path)
   --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
   --detach             start the run and return; workers elsewhere (gym worker start) run it
@@ -46,6 +50,8 @@ const FLAGS = {
   'max-steps': { type: 'string' },
   'max-attempts': { type: 'string' },
   durability: { type: 'string' },
+  shards: { type: 'string' },
+  'task-queue': { type: 'string' },
   'run-id': { type: 'string' },
   detach: { type: 'boolean' },
   'no-worker': { type: 'boolean' },
@@ -90,13 +96,18 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
   throw new GymError('BAD_FLAG', `--${prefix}model must be "mock" or "openai", got "${backend}"`);
 }
 
-function environmentFlag(values: Values): string {
+function environmentFlag(values: Values): EnvRef {
   const name = requireFlag(values, 'env', EVAL_RUN_USAGE);
   if (name === 'remote') {
     const url = values['remote-url'] as string | undefined;
     if (!url) throw new GymError('BAD_FLAG', '--env remote needs --remote-url <base URL of the NeMo Gym resources server>');
+    try {
+      new URL(url);
+    } catch {
+      throw new GymError('BAD_FLAG', `--remote-url: "${url}" is not a URL`);
+    }
     const tools = ((values['remote-tools'] as string | undefined) ?? '').split(',').map((t) => t.trim()).filter(Boolean);
-    return remoteEnvironmentName(url, tools);
+    return { name, options: {}, remote: { url, tools } };
   }
   if (values['remote-url']) throw new GymError('BAD_FLAG', '--remote-url only goes with --env remote');
   if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
@@ -111,34 +122,39 @@ function environmentFlag(values: Values): string {
       options[pair.slice(0, eq)] = raw;
     }
   }
-  const configured = configuredEnvironmentName(name, options);
-  getEnvironment(configured);
-  return configured;
+  const ref: EnvRef = { name, options };
+  // Resolving validates the settings now, before anything starts.
+  resolveEnvironment(ref);
+  return ref;
 }
 
 export function buildRunConfig(values: Values): RunConfig {
-  const envName = environmentFlag(values);
+  const env = environmentFlag(values);
+  const envName = envKey(env);
   requireFlag(values, 'model', EVAL_RUN_USAGE);
   const inputFile = path.resolve(requireFlag(values, 'input', EVAL_RUN_USAGE));
   if (!existsSync(inputFile)) throw new GymError('NOT_FOUND', `--input file ${inputFile} does not exist`);
   const runDir = path.resolve(requireFlag(values, 'output', EVAL_RUN_USAGE));
-  const runId = (values['run-id'] as string | undefined) ?? path.basename(runDir);
+  const runId = (values['run-id'] as string | undefined) ?? defaultRunId(runDir);
+  const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY, fallback: 8 })!;
   const parsed = RunConfig.safeParse({
     runId,
     runDir,
-    envName,
+    env,
     inputFile,
     model: modelSpec(values, '', envName, runDir),
     judgeModel: modelSpec(values, 'judge-', envName, runDir),
     numRepeats: intFlag(values, 'num-repeats', { min: 1, fallback: 1 }),
     limit: intFlag(values, 'limit', { min: 1 }),
-    concurrency: intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY, fallback: 8 }),
+    concurrency,
+    shards: intFlag(values, 'shards', { min: 1, max: MAX_SHARDS, fallback: defaultShards(concurrency) }),
+    taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
     durability: values.durability ?? 'turn',
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
   });
-  if (parsed.success && !parsed.data.judgeModel && getEnvironment(envName).requiresJudge) {
-    throw new GymError('BAD_FLAG', `environment "${envName}" grades with an LLM judge: pass --judge-model (mock or openai)`);
+  if (parsed.success && !parsed.data.judgeModel && resolveEnvironment(env).requiresJudge) {
+    throw new GymError('BAD_FLAG', `environment "${env.name}" grades with an LLM judge: pass --judge-model (mock or openai)`);
   }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -161,7 +177,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
     const handle = await startRun(session.client, manifest);
     say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
     if (values.detach) return;
-    await followRun({ session, handle, runDir: config.runDir, withWorker: !values['no-worker'], logger, say });
+    await followRun({ session, handle, runDir: config.runDir, taskQueue: config.taskQueue, withWorker: !values['no-worker'], logger, say });
   } finally {
     await session.close();
   }

@@ -26,6 +26,7 @@ export async function followRun(opts: {
   session: Session;
   handle: WorkflowHandle;
   runDir: string;
+  taskQueue: string;
   withWorker: boolean;
   logger: Logger;
   say: (line: string) => void;
@@ -43,7 +44,7 @@ export async function followRun(opts: {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  if (opts.withWorker) worker = await startWorker(session, opts.logger);
+  if (opts.withWorker) worker = await startWorker(session, opts.logger, opts.taskQueue);
   if (interrupted) {
     worker?.worker.shutdown();
     return undefined;

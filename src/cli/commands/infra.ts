@@ -6,6 +6,7 @@ import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { isListening, readServerInfo, startDevServer, stopDevServer } from '../../temporal/dev-server';
 import { temporalSettingsFromEnv } from '../../temporal/connection';
 import { intFlag, parseFlags } from '../args';
+import { readManifest } from '../../runs/client';
 import { openSession, startWorker } from '../session';
 
 const SERVER_USAGE = 'usage: gym server start [--port P] [--ui-port U] [--headless] | gym server stop | gym server status';
@@ -43,18 +44,30 @@ export async function server(argv: string[], _logger: Logger, say: (line: string
 
 export async function worker(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const [sub, ...rest] = argv;
-  const usage = 'usage: gym worker start';
-  const { values } = parseFlags(rest, {}, usage);
+  const usage = `usage: gym worker start --run <run folder>     work on one run (its own task queue)
+       gym worker start --task-queue <name>   a shared pool, for runs started with --task-queue <name>`;
+  const { values } = parseFlags(rest, { run: { type: 'string' }, 'task-queue': { type: 'string' } }, usage);
   if (values.help || sub !== 'start') {
     if (sub && sub !== 'start') throw new GymError('BAD_FLAG', `unknown worker command "${sub}"\n\n${usage}`);
     return say(usage);
   }
+  const taskQueue = await workerTaskQueue(values.run as string | undefined, values['task-queue'] as string | undefined, usage);
   const session = await openSession(logger, say);
-  const w = await startWorker(session, logger);
+  const w = await startWorker(session, logger, taskQueue);
   const stop = () => w.worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  say(`worker polling task queue on ${session.settings.address}; gateway at ${w.gateway.url}`);
+  say(`worker polling task queue ${taskQueue} on ${session.settings.address}; gateway at ${w.gateway.url}`);
   await w.run();
   await session.close();
+}
+
+/** A worker serves one run's queue or one named pool, never every run on the server. */
+async function workerTaskQueue(run: string | undefined, pool: string | undefined, usage: string): Promise<string> {
+  if (run && pool) throw new GymError('BAD_FLAG', `give --run or --task-queue, not both\n\n${usage}`);
+  if (pool) return pool;
+  if (!run) throw new GymError('BAD_FLAG', `a worker needs --run <run folder> or --task-queue <name>\n\n${usage}`);
+  const manifest = await readManifest(run);
+  if (!manifest) throw new GymError('NOT_FOUND', `--run: ${run} holds no manifest.json; pass the folder given to --output of gym eval run`);
+  return manifest.config.taskQueue;
 }

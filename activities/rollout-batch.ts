@@ -1,0 +1,91 @@
+// The "rollout" grain: many rollouts inside one heartbeating activity, each rollout's loop run in
+// memory with the same steps as the "turn" grain. A rollout is checkpointed when it is recorded (or
+// routed to the sidecar): the heartbeat carries the finished ones and the results files are checked,
+// so a retried batch skips them and only restarts the rollouts that were in flight.
+import { CancelledFailure, Context } from '@temporalio/activity';
+import type { RolloutStage } from '../src/errors';
+import { MemoryJournal } from '../src/store/journal';
+import { FINISHING, playRollout } from '../workflows/agent-loop';
+import type { RetrySettings } from '../workflows/definitions';
+import type { RolloutKey, RolloutSpec, RolloutSteps } from './rollout-steps';
+import { retrying } from './step-retry';
+
+export interface BatchInput {
+  spec: RolloutSpec;
+  numRepeats: number;
+  /** Rollouts (task × repeat ordinals) of this batch. */
+  ordinals: number[];
+  /** Rollouts of this batch in flight at once. */
+  concurrency: number;
+  retry: RetrySettings;
+}
+
+export interface BatchCounts {
+  done: number;
+  failed: number;
+  rewardSum: number;
+}
+
+interface BatchProgress {
+  finished: number[];
+  counts: BatchCounts;
+}
+
+export function keyOf(ordinal: number, numRepeats: number): RolloutKey {
+  return { taskIndex: Math.floor(ordinal / numRepeats), rolloutIndex: ordinal % numRepeats };
+}
+
+export function createBatchActivity(steps: RolloutSteps) {
+  /** One rollout with its own retries; resolves once it is recorded or in the sidecar. */
+  async function settle(input: BatchInput, key: RolloutKey, signal: AbortSignal): Promise<{ reward?: number }> {
+    // Kept across attempts: a retry continues at the last finished step, as in the "turn" grain.
+    const journal = new MemoryJournal();
+    let stage: RolloutStage = 'seed';
+    const played = await retrying(input.retry, signal, () => stage, () =>
+      playRollout(
+        {
+          takeTurn: (step) => steps.takeTurn(input.spec, key, step, journal),
+          finish: () => steps.finishRollout(input.spec, key, journal),
+        },
+        1,
+        (step) => (stage = step === FINISHING ? 'verify' : 'model'),
+      ),
+    );
+    if (played.ok) return played.value.status === 'recorded' ? { reward: played.value.reward } : {};
+    await steps.recordFailure(input.spec, key, played.failure);
+    return {};
+  }
+
+  return {
+    async runRolloutBatch(input: BatchInput): Promise<BatchCounts> {
+      const ctx = Context.current();
+      const before = ctx.info.heartbeatDetails as BatchProgress | undefined;
+      const finished = new Set(before?.finished ?? []);
+      const counts: BatchCounts = before?.counts ?? { done: 0, failed: 0, rewardSum: 0 };
+      const queue = input.ordinals.filter((o) => !finished.has(o));
+      const beat = setInterval(() => ctx.heartbeat({ finished: [...finished], counts } satisfies BatchProgress), 1000);
+      try {
+        const lane = async () => {
+          for (let ordinal = queue.shift(); ordinal !== undefined; ordinal = queue.shift()) {
+            if (ctx.cancellationSignal.aborted) return;
+            const { reward } = await settle(input, keyOf(ordinal, input.numRepeats), ctx.cancellationSignal);
+            if (reward === undefined) counts.failed++;
+            else {
+              counts.done++;
+              counts.rewardSum += reward;
+            }
+            finished.add(ordinal);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, queue.length)) }, lane));
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('the batch was cancelled');
+        return counts;
+      } catch (e) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('the batch was cancelled');
+        throw e;
+      } finally {
+        clearInterval(beat);
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// The "turn" grain's one local activity: advance every rollout in a shard's window by its next step
+// (a turn, or verify-and-record) and answer as soon as some have finished theirs. Steps that are still
+// running keep running in this process and are joined by the next round, so a slow rollout never holds
+// the others back, and the shard has exactly one activity outstanding at a time: its history stays
+// deterministic whatever order the steps finish in.
+import { Context } from '@temporalio/activity';
+import type { RolloutStage } from '../src/errors';
+import { FileJournal } from '../src/store/journal';
+import { FINISHING } from '../workflows/agent-loop';
+import type { RetrySettings } from '../workflows/definitions';
+import { keyOf } from './rollout-batch';
+import { journalPath, type RolloutSpec, type RolloutSteps } from './rollout-steps';
+import { retrying } from './step-retry';
+
+export interface RoundInput {
+  spec: RolloutSpec;
+  numRepeats: number;
+  retry: RetrySettings;
+  /** Each rollout in flight, with the step it is at (FINISHING = verify and record). */
+  rollouts: [ordinal: number, step: number][];
+  /** Once a step has finished, how long to wait for others before answering. */
+  gatherMs?: number;
+}
+
+/** What became of one rollout's step. */
+export const enum StepCode {
+  /** Another turn follows. */
+  Next = 0,
+  /** The turns are over: verify and record next. */
+  Finish = 1,
+  Recorded = 2,
+  Failed = 3,
+}
+
+/** [ordinal, step, code, reward (Recorded only)] — compact, because it is written to history. */
+export type Settled = [number, number, StepCode, number?];
+
+const DEFAULT_GATHER_MS = 5;
+
+/** Steps running in this process, by run, rollout and step; a later round joins them. */
+const running = new Map<string, Promise<Settled>>();
+
+export function createRoundActivity(steps: RolloutSteps) {
+  async function advance(input: RoundInput, ordinal: number, step: number): Promise<Settled> {
+    const key = keyOf(ordinal, input.numRepeats);
+    const journal = new FileJournal(journalPath(input.spec.runDir, key));
+    const stage = (): RolloutStage => (step === FINISHING ? 'verify' : 'model');
+    const never = new AbortController().signal;
+    if (step === FINISHING) {
+      const done = await retrying(input.retry, never, stage, () => steps.finishRollout(input.spec, key, journal));
+      if (done.ok) return [ordinal, step, StepCode.Recorded, done.value.reward];
+      await steps.recordFailure(input.spec, key, done.failure);
+      return [ordinal, step, StepCode.Failed];
+    }
+    const turn = await retrying(input.retry, never, stage, () => steps.takeTurn(input.spec, key, step, journal));
+    if (!turn.ok) {
+      await steps.recordFailure(input.spec, key, turn.failure);
+      return [ordinal, step, StepCode.Failed];
+    }
+    const { outcome, done } = turn.value;
+    if (outcome) return outcome.status === 'recorded' ? [ordinal, step, StepCode.Recorded, outcome.reward] : [ordinal, step, StepCode.Failed];
+    return [ordinal, step, done ? StepCode.Finish : StepCode.Next];
+  }
+
+  return {
+    async advanceRollouts(input: RoundInput): Promise<Settled[]> {
+      const signal = Context.current().cancellationSignal;
+      const keys = input.rollouts.map(([ordinal, step]) => {
+        const k = `${input.spec.runDir}|${ordinal}|${step}`;
+        if (!running.has(k)) {
+          const p = advance(input, ordinal, step);
+          // Kept until a round hands its result over; a failure is handed over like a result.
+          p.catch(() => {});
+          running.set(k, p);
+        }
+        return k;
+      });
+      const settled = new Map<string, Settled>();
+      let firstError: unknown;
+      const watch = keys.map((k) =>
+        running.get(k)!.then(
+          (r) => void settled.set(k, r),
+          (e) => {
+            firstError ??= e;
+            // A retried round starts this step afresh instead of joining the failed attempt.
+            running.delete(k);
+          },
+        ),
+      );
+      const anySettled = Promise.race(watch);
+      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await Promise.race([anySettled, aborted]);
+      if (!signal.aborted && firstError === undefined) {
+        // Gather the steps finishing at about the same time into this answer.
+        await Promise.race([Promise.all(watch), new Promise((r) => setTimeout(r, input.gatherMs ?? DEFAULT_GATHER_MS)), aborted]);
+      }
+      // Handed over now, or (if this round fails) recomputed from the journal by the retry.
+      for (const k of settled.keys()) running.delete(k);
+      if (firstError !== undefined) throw firstError;
+      return [...settled.values()];
+    },
+  };
+}

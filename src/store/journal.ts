@@ -1,0 +1,151 @@
+// A rollout's journal: every finished step (seeded session, model turn, tool call, environment step,
+// verify) as one entry, so a retried or resumed rollout continues at the last finished step and nothing
+// is paid for twice. The "turn" grain keeps it in one append-only file per rollout; the "rollout" grain in memory.
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ConversationItem, FunctionCallOutputItem, ResponseObject, Usage } from '../schemas/responses';
+import type { VerifyResult } from '../schemas/verify';
+
+export interface ModelTurn {
+  callId: string;
+  responseId: string;
+  model: string | null;
+  output: ConversationItem[];
+  usage: Usage | null;
+  incomplete: boolean;
+}
+
+export type JournalEntry =
+  /** The session as seeded; a turn-based environment's first observation in `items`. */
+  | { kind: 'seed'; state: unknown; items?: ConversationItem[] }
+  | { kind: 'model'; step: number; turn: ModelTurn }
+  | { kind: 'tool'; step: number; index: number; item: FunctionCallOutputItem; status: number; state: unknown }
+  | { kind: 'env'; step: number; items: ConversationItem[]; state: unknown; done: boolean }
+  | { kind: 'verify'; response: ResponseObject; result: VerifyResult; modelCallIds: string[] };
+
+export interface Journal {
+  read(): Promise<JournalEntry[]>;
+  append(entry: JournalEntry): Promise<void>;
+  /** Drops the journal once the rollout is recorded: its record holds the whole episode. */
+  remove(): Promise<void>;
+}
+
+/**
+ * One file, appended to. Each entry is written as `\n<json>\n` in one write, so a line torn by a kill
+ * mid-write stays on a line of its own and is skipped, never glued to the next entry.
+ */
+export class FileJournal implements Journal {
+  constructor(readonly file: string) {}
+
+  async read(): Promise<JournalEntry[]> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const entries: JournalEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        entries.push(JSON.parse(line) as JournalEntry);
+      } catch {
+        // A torn entry: its step was not finished, so it runs again.
+      }
+    }
+    return entries;
+  }
+
+  async append(entry: JournalEntry): Promise<void> {
+    const text = `\n${JSON.stringify(entry)}\n`;
+    try {
+      await appendFile(this.file, text);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      await mkdir(path.dirname(this.file), { recursive: true });
+      await appendFile(this.file, text);
+    }
+  }
+
+  remove(): Promise<void> {
+    return rm(this.file, { force: true });
+  }
+}
+
+export class MemoryJournal implements Journal {
+  private entries: JournalEntry[] = [];
+  async read() {
+    return this.entries;
+  }
+  async append(entry: JournalEntry) {
+    this.entries.push(entry);
+  }
+  async remove() {
+    this.entries = [];
+  }
+}
+
+export interface TurnRecord {
+  step: number;
+  model: ModelTurn;
+  tools: Extract<JournalEntry, { kind: 'tool' }>[];
+  env?: Extract<JournalEntry, { kind: 'env' }>;
+}
+
+/** A journal read as an episode. The first entry for a step wins: a late duplicate from a stalled worker is ignored. */
+export interface Episode {
+  seed?: Extract<JournalEntry, { kind: 'seed' }>;
+  turns: TurnRecord[];
+  verify?: Extract<JournalEntry, { kind: 'verify' }>;
+  /** Session state after the last finished step. */
+  state: unknown;
+}
+
+export function episodeOf(entries: readonly JournalEntry[]): Episode {
+  let seed: Episode['seed'];
+  let verify: Episode['verify'];
+  const turns = new Map<number, TurnRecord>();
+  const tools = new Map<string, Extract<JournalEntry, { kind: 'tool' }>>();
+  for (const e of entries) {
+    if (e.kind === 'seed') seed ??= e;
+    else if (e.kind === 'verify') verify ??= e;
+    else if (e.kind === 'model') {
+      if (!turns.has(e.step)) turns.set(e.step, { step: e.step, model: e.turn, tools: [] });
+    } else if (e.kind === 'tool') {
+      const key = `${e.step}:${e.index}`;
+      if (!tools.has(key)) tools.set(key, e);
+    } else if (e.kind === 'env') {
+      const turn = turns.get(e.step);
+      if (turn && !turn.env) turn.env = e;
+    }
+  }
+  const ordered = [...turns.values()].sort((a, b) => a.step - b.step);
+  let state: unknown = seed?.state ?? null;
+  for (const turn of ordered) {
+    // Tool calls of a turn run in order; a gap means the later ones did not run yet.
+    for (let index = 0; tools.has(`${turn.step}:${index}`); index++) turn.tools.push(tools.get(`${turn.step}:${index}`)!);
+    const last = turn.tools.at(-1);
+    if (last) state = last.state;
+    if (turn.env) state = turn.env.state;
+  }
+  return { seed, turns: ordered, verify, state };
+}
+
+/** The conversation after the task's input: seed items, then each turn's output and replies. */
+export function historyItems(episode: Episode, beforeStep = Infinity): ConversationItem[] {
+  const items: ConversationItem[] = [...(episode.seed?.items ?? [])];
+  for (const t of episode.turns) {
+    if (t.step >= beforeStep) break;
+    items.push(...t.model.output, ...t.tools.map((x) => x.item), ...(t.env?.items ?? []));
+  }
+  return items;
+}
+
+/** Usage summed over turns, as NeMo Gym's agent reports it for the whole episode. */
+export function totalUsage(episode: Episode): Usage | null {
+  const usages = episode.turns.map((t) => t.model.usage).filter((u): u is Usage => !!u);
+  if (!usages.length) return null;
+  const sum = (f: (u: Usage) => number) => usages.reduce((a, u) => a + f(u), 0);
+  return { input_tokens: sum((u) => u.input_tokens), output_tokens: sum((u) => u.output_tokens), total_tokens: sum((u) => u.total_tokens) };
+}
