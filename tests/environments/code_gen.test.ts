@@ -80,11 +80,12 @@ describe('code_gen limits', () => {
   });
 
   it('kills the whole process group at the overall deadline when the program ignores the alarm (-1 for every test)', async () => {
-    // The program also starts a grandchild; the deadline must take it down too.
-    const marker = `${process.pid}.${Date.now() % 1000}`;
+    // The program also starts a grandchild (the jail has no other program than python); the deadline
+    // must take it down too.
+    const marker = `grandchild-${process.pid}-${Date.now()}`;
     const code = [
-      'import os, signal',
-      `os.posix_spawn('/bin/sleep', ['sleep', '${marker}'], {})`,
+      'import os, signal, sys',
+      `os.posix_spawn(sys.executable, [sys.executable, '-c', 'import time; time.sleep(600)', '${marker}'], {})`,
       'signal.signal(signal.SIGALRM, signal.SIG_IGN)',
       'while True:',
       '    pass',
@@ -97,7 +98,7 @@ describe('code_gen limits', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(6_900);
     expect(Date.now() - started).toBeLessThan(20_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(`sleep ${marker}`);
+    expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(marker);
   }, 30_000);
 
   it('stops a memory hog with MemoryError at the memory limit (-4)', async () => {

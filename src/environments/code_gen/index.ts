@@ -1,5 +1,5 @@
 // NeMo Gym's competitive-coding environment: the last fenced code block of the answer is run against
-// the task's unit tests in a local python3 process; reward 1.0 when every test passes.
+// the task's unit tests in a jailed python3 process; reward 1.0 when every test passes.
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { outputText } from '../../schemas/responses';
@@ -10,6 +10,7 @@ import { assistantMessage } from '../example_single_tool_call';
 import { pyStrip } from '../../python/str';
 import { extractCode, hasReasoningFormatViolation } from './extract';
 import { createSandbox, type SandboxOptions } from './sandbox';
+import { createLogger } from '../../util/logger';
 
 export const UnitTestsSchema = z.looseObject({
   inputs: z.array(z.string()),
@@ -40,6 +41,7 @@ export const DEFAULT_CODE_GEN_OPTIONS: CodeGenOptions = {
   timeoutSecs: 10,
   memoryBytes: 4 * 1024 ** 3,
   concurrency: 2,
+  isolation: 'bwrap',
   reasoningFormatPenalty: 0,
 };
 
@@ -49,6 +51,8 @@ export const CodeGenSettings = z.object({
   unit_test_memory_limit_mb: z.number().int().min(64).optional(),
   reasoning_format_penalty: z.number().optional(),
   concurrency: z.number().int().min(1).optional(),
+  /** Runs the model's code without a jail, for machines without bubblewrap: it can then read keys and files. */
+  unsafe_no_isolation: z.boolean().optional(),
 });
 
 function fromSettings(s: z.infer<typeof CodeGenSettings>): Partial<CodeGenOptions> {
@@ -57,11 +61,19 @@ function fromSettings(s: z.infer<typeof CodeGenSettings>): Partial<CodeGenOption
     ...(s.unit_test_memory_limit_mb !== undefined && { memoryBytes: s.unit_test_memory_limit_mb * 1024 ** 2 }),
     ...(s.reasoning_format_penalty !== undefined && { reasoningFormatPenalty: s.reasoning_format_penalty }),
     ...(s.concurrency !== undefined && { concurrency: s.concurrency }),
+    ...(s.unsafe_no_isolation !== undefined && { isolation: s.unsafe_no_isolation ? 'none' : 'bwrap' }),
   };
 }
 
 export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environment<CodeGenTask, null> {
   const options = { ...DEFAULT_CODE_GEN_OPTIONS, ...overrides };
+  if (options.isolation === 'none') {
+    createLogger('code_gen').warn(
+      'UNSAFE: code_gen runs model-written code WITHOUT isolation (unsafe_no_isolation=true): it can read this ' +
+        "machine's files and the worker's API keys, reach the network, and leave processes behind. Install Debian's " +
+        'bubblewrap package and drop the setting.',
+    );
+  }
   const runTests = createSandbox(options);
   return {
     name: 'code_gen',

@@ -1,13 +1,15 @@
-// Runs a program's unit tests in a local python3 subprocess (runner.py) with a memory limit, per-test
-// alarms, and an overall deadline after which the whole process group is killed. Not a security
-// sandbox: like NeMo Gym's harness it only disables destructive calls and bounds time and memory.
+// Runs a program's unit tests: the program in a bubblewrap jail (executor.py), the grading outside it
+// (grader.py), which alone holds the expected outputs, so no program can write its own verdict.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SYSTEM_LIBRARIES, findOnPath, launchJail, type Jail } from '../../sandboxes/local/bwrap';
 
-const RUNNER = fileURLToPath(new URL('./runner.py', import.meta.url));
+const EXECUTOR = fileURLToPath(new URL('./executor.py', import.meta.url));
+const GRADER = fileURLToPath(new URL('./grader.py', import.meta.url));
+const UNSAFE_HINT = 'give code_gen the setting unsafe_no_isolation=true (--env-option unsafe_no_isolation=true)';
 
 export interface UnitTests {
   inputs: string[];
@@ -23,6 +25,8 @@ export interface SandboxOptions {
   memoryBytes: number;
   /** Test processes allowed at once. */
   concurrency: number;
+  /** `none` runs the program without a jail: for machines without bubblewrap, and unsafe. */
+  isolation: 'bwrap' | 'none';
 }
 
 /** Per-test results as NeMo Gym reports them: true, false (call-based wrong answer), −1 (killed), −2, −3, −4. */
@@ -60,97 +64,101 @@ export function overallDeadlineMs(timeoutSecs: number, testCount: number): numbe
   return ((timeoutSecs + 1) * testCount + 5) * 1000;
 }
 
+interface Report {
+  started: boolean;
+  final?: Partial<TestRun>;
+}
+
 async function runTests(code: string, tests: UnitTests, options: SandboxOptions): Promise<TestRun> {
-  const workDir = await mkdtemp(join(tmpdir(), 'gymflow-code-gen-'));
+  // The job folder is readable by the jail's user; only the workspace in it is writable, and the
+  // expected outputs never touch the disk.
+  const dir = await mkdtemp(join(tmpdir(), 'gymflow-code-gen-'));
   try {
-    const job = {
-      code,
-      inputs: tests.inputs,
-      outputs: tests.outputs,
-      fn_name: tests.fn_name ?? null,
-      timeout: options.timeoutSecs,
-      memory_bytes: options.memoryBytes,
-    };
-    const { report, stderr, killed } = await runRunner(job, workDir, options, overallDeadlineMs(options.timeoutSecs, tests.inputs.length));
-    const lines = report.split('\n').filter((l) => l.trim() !== '');
-    if (killed) return { result: tests.inputs.map(() => -1), metadata: null };
-    if (lines.length === 0) {
-      // The runner never got as far as running the program: a broken installation, not a wrong answer.
-      throw new Error(`code_gen test runner failed before running the program (is ${options.python} installed?): ${stderr.slice(-2000)}`);
+    await chmod(dir, 0o755);
+    const workspace = join(dir, 'workspace');
+    const executor = join(dir, 'executor.py');
+    await mkdir(workspace);
+    await copyFile(EXECUTOR, executor);
+    const deadlineMs = overallDeadlineMs(options.timeoutSecs, tests.inputs.length);
+    // The jail shows the interpreter at the path it is started by, which must be absolute.
+    const python = options.python.includes('/') ? options.python : (findOnPath(options.python) ?? options.python);
+    const jail = launchJail(
+      {
+        workspace,
+        readOnly: [...SYSTEM_LIBRARIES, python, executor],
+        env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: workspace, TMPDIR: workspace },
+        limits: {
+          cpuSeconds: Math.ceil(deadlineMs / 1000) + 1,
+          addressSpaceBytes: options.memoryBytes,
+          processes: 256,
+          fileSizeBytes: 256 * 1024 ** 2,
+          openFiles: 256,
+        },
+        deadlineMs,
+        isolation: options.isolation,
+      },
+      [python, '-I', '-B', executor],
+      UNSAFE_HINT,
+    );
+    const job = { code, inputs: tests.inputs, outputs: tests.outputs, fn_name: tests.fn_name ?? null, timeout: options.timeoutSecs, memory_bytes: options.memoryBytes };
+    const [{ report, stderr }, exit] = await Promise.all([grade(job, jail, options.python, deadlineMs), jail.done]);
+    if (!report.started) {
+      // The program never ran: a broken installation or jail, not a wrong answer.
+      throw new Error(`code_gen test runner failed before running the program (is ${options.python} installed?): ${`${exit.stderr}\n${stderr}`.trim().slice(-2000)}`);
     }
-    const final = lines.slice(1).map(parseReport).findLast((r) => Array.isArray(r?.result));
-    // The program took the process down (os._exit, a fatal signal): NeMo Gym counts that like the deadline.
-    if (!final) return { result: tests.inputs.map(() => -1), metadata: null };
-    return { result: final.result!, metadata: final.metadata ?? null };
+    // Killed at the deadline, or the program took its process down (os._exit, a fatal signal): NeMo
+    // Gym counts both as −1 for every test.
+    if (exit.timedOut || !Array.isArray(report.final?.result)) return { result: tests.inputs.map(() => -1), metadata: null };
+    return { result: report.final.result, metadata: report.final.metadata ?? null };
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** A report line; anything else on the channel (a program writing to fd 3) is ignored. */
-function parseReport(line: string): Partial<TestRun> | undefined {
-  try {
-    return JSON.parse(line) as Partial<TestRun>;
-  } catch {
-    return undefined;
-  }
-}
-
-function runRunner(
-  job: object,
-  cwd: string,
-  options: SandboxOptions,
-  deadlineMs: number,
-): Promise<{ report: string; stderr: string; killed: boolean }> {
+/**
+ * Runs grader.py against the jail: the job first on its stdin, then the jail's replies; its requests
+ * go to the jail. Its report comes back on fd 3, which nothing in the jail can reach.
+ */
+function grade(job: object, jail: Jail, python: string, deadlineMs: number): Promise<{ report: Report; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.python, ['-I', '-B', RUNNER], {
-      cwd,
-      // Its own process group, so the deadline kills whatever the program started too.
-      detached: true,
-      stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: cwd },
+    const grader = spawn(python, ['-I', '-B', GRADER], {
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
     });
-    const report: Buffer[] = [];
+    const report: Report = { started: false };
     const stderr: Buffer[] = [];
-    let stderrBytes = 0;
-    let killed = false;
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
+    let pending = '';
+    // The grader's own deadline, a little after the jail's: it cannot outlive the program it grades.
+    const timer = setTimeout(() => grader.kill('SIGKILL'), deadlineMs + 5_000);
+    grader.stdio[3]!.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const message = JSON.parse(pending.slice(0, nl)) as { started?: boolean } & Partial<TestRun>;
+        pending = pending.slice(nl + 1);
+        if (message.started) report.started = true;
+        if (Array.isArray(message.result)) {
+          report.final = message;
+          // Graded: whatever the program left running goes now, not at the deadline.
+          jail.kill();
+        }
       }
-    };
-    // A descendant that left the group could hold the pipes open; stop waiting for them.
-    const abandonPipes = () => {
-      child.stdio[3]?.destroy();
-      child.stderr?.destroy();
-    };
-    const timer = setTimeout(() => {
-      killed = true;
-      killGroup();
-      abandonPipes();
-    }, deadlineMs);
-    child.stdio[3]!.on('data', (chunk: Buffer) => report.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => {
-      if (stderrBytes < 65_536) stderr.push(chunk);
-      stderrBytes += chunk.length;
     });
-    child.on('error', (error) => {
+    grader.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // A jail that could not start leaves the grader waiting for replies that never come.
+    jail.done.catch(() => grader.kill('SIGKILL'));
+    grader.on('error', (error) => {
       clearTimeout(timer);
-      reject(new Error(`cannot start ${options.python} for code_gen tests: ${error.message}`));
+      jail.kill();
+      reject(new Error(`cannot start ${python} for code_gen tests: ${error.message}`));
     });
-    child.on('exit', () => {
-      killGroup();
-      setTimeout(abandonPipes, 1_000).unref();
-    });
-    child.on('close', () => {
+    grader.on('close', () => {
       clearTimeout(timer);
-      resolve({ report: Buffer.concat(report).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8'), killed });
+      jail.kill();
+      resolve({ report, stderr: Buffer.concat(stderr).toString('utf8').slice(-65_536) });
     });
-    child.stdin!.on('error', () => {
-      // The runner may die before reading all of the job; its exit reports that.
-    });
-    child.stdin!.end(JSON.stringify(job));
+    for (const stream of [grader.stdin!, grader.stdout!]) stream.on('error', () => jail.kill());
+    grader.stdin!.write(`${JSON.stringify(job)}\n`);
+    jail.stdout.pipe(grader.stdin!);
+    grader.stdout!.pipe(jail.stdin);
   });
 }

@@ -1,13 +1,17 @@
-"""Grades one program against its unit tests with the semantics of NeMo Gym's code_gen server (the
-LiveCodeBench harness): per-test results True/False/-2/-3/-4 and a metadata dict.
+"""Runs one model-written program, inside the jail, the way NeMo Gym's code_gen harness runs it, and
+reports only what the program did per test (its output, return value or exception): never a verdict.
 
-Protocol: a JSON job {code, inputs, outputs, fn_name, timeout, memory_bytes} on stdin; on fd 3 a line
-{"started": true} once limits are in place, then one line {"result": [...], "metadata": {...}}. The
-caller kills the process group when its overall deadline passes. Not a security sandbox.
+It never sees the expected outputs; grader.py, outside the jail, compares and decides. Protocol: JSON
+lines, requests on stdin, replies on stdout. First {code, fn_name, timeout, memory_bytes} → {"ready"}
+once limits are in place, then {"loaded"}, {"load_error": message} or {"no_entry_point"}; then per
+test {"stdin": text} or {"args": [...]} → {"stdout", "time"}, {"value", "shown", "time"} or
+{"error", "traceback"}. The program can write on the reply channel too, but only claims about its
+own output, which is what it could print anyway.
 """
 
 import ast
 import json
+import numbers
 import os
 import resource
 import signal
@@ -30,6 +34,9 @@ PRELUDE = (
     + "sys.setrecursionlimit(50000)\n"
 )
 
+# Deeper return values are reported as opaque (never equal to anything).
+_MAX_DEPTH = 500
+
 
 class TimeoutException(Exception):
     """Its name matters: a failure counts as a timeout when its repr mentions "timeoutexception"."""
@@ -37,13 +44,6 @@ class TimeoutException(Exception):
 
 def _on_alarm(signum, frame):
     raise TimeoutException
-
-
-def shorten(value, length=300):
-    text = value if isinstance(value, str) else str(value)
-    if len(text) <= length:
-        return text
-    return text[: length // 2] + "...(truncated) ..." + text[-length // 2 :]
 
 
 def strip_main_guard(code):
@@ -157,20 +157,6 @@ class _CaptureStdout:
         sys.stdout = self._saved
 
 
-def _failure(e, code, message, test_input, expected):
-    if code == -3:
-        return {"error": repr(e), "error_code": -3, "error_message": message,
-                "inputs": shorten(test_input), "expected": shorten(expected)}
-    return {"error": repr(e), "error_code": -4, "error_message": message,
-            "inputs": shorten(test_input), "expected": shorten(expected), "traceback": traceback.format_exc()}
-
-
-def _exception_result(e, test_input, expected):
-    if "timeoutexception" in repr(e).lower():
-        return -3, _failure(e, -3, "Time Limit Exceeded", test_input, expected)
-    return -4, _failure(e, -4, "Runtime Error", test_input, expected)
-
-
 def _entry_point(namespace, name):
     try:
         return getattr(namespace, name)
@@ -178,116 +164,30 @@ def _entry_point(namespace, name):
         return None
 
 
-def _close(a, b):
-    """numpy.allclose for two floats with its default tolerances."""
-    return a == b or abs(a - b) <= 1e-08 + 1e-05 * abs(b)
-
-
-def grade_call(code, inputs, outputs, fn_name, timeout):
-    solution = load_module(PRELUDE + "\n\n" + code, timeout)
-    method = _entry_point(solution, fn_name)
-    if method is None:
-        return None
-    args_per_test = [[json.loads(line) for line in text.split("\n")] for text in inputs]
-    expected_per_test = [json.loads(text) for text in outputs]
-    results, elapsed = [], 0.0
-    for args, expected in zip(args_per_test, expected_per_test):
-        signal.alarm(timeout)
-        try:
-            start = time.time()
-            prediction = method(*args)
-            elapsed += time.time() - start
-            signal.alarm(0)
-            if isinstance(prediction, tuple):
-                prediction = list(prediction)
-            ok = prediction == expected
-            try:
-                ok = ok or json.dumps(prediction) == json.dumps(expected)
-            except Exception:
-                pass
-            try:
-                ok = ok or _close(float(prediction), float(expected))
-            except Exception:
-                pass
-            results.append(ok if isinstance(ok, (bool, int)) else bool(ok))
-            if not ok:
-                return results, {"output": shorten(prediction), "inputs": shorten(args), "expected": shorten(expected),
-                                 "error_code": -2, "error_message": "Wrong Answer"}
-        except Exception as e:
-            signal.alarm(0)
-            code_, metadata = _exception_result(e, args, expected)
-            results.append(code_)
-            return results, metadata
-        finally:
-            signal.alarm(0)
-    return results, {"execution time": elapsed}
-
-
-def _lines(text):
-    return [line.strip() for line in text.strip().split("\n")]
-
-
-def _decimals(line):
-    try:
-        return True, [Decimal(token) for token in line.split()]
-    except Exception:
-        return False, []
-
-
-def grade_stdio(code, inputs, outputs, timeout):
-    module = load_module(wrap_in_function(strip_main_guard(code)), timeout)
-    method = _entry_point(module, "wrapped_function")
-    if method is None:
-        return None
-    results, elapsed = [], 0.0
-    for test_input, expected in zip(inputs, outputs):
-        signal.alarm(timeout)
-        with _CaptureStdout() as captured:
-            try:
-                start = time.time()
-                run_with_stdin(method, test_input)
-                elapsed += time.time() - start
-                signal.alarm(0)
-            except Exception as e:
-                signal.alarm(0)
-                code_, metadata = _exception_result(e, test_input, expected)
-                results.append(code_)
-                return results, metadata
-            finally:
-                signal.alarm(0)
-        got, want = _lines(captured.text), _lines(expected)
-        wrong = {"output": shorten(captured.text), "inputs": shorten(test_input), "expected": shorten(expected),
-                 "error_code": -2}
-        if len(got) != len(want):
-            results.append(-2)
-            return results, {**wrong, "error_message": "Wrong answer: mismatched output length"}
-        for index, (got_line, want_line) in enumerate(zip(got, want)):
-            if got_line == want_line:
-                continue
-            message = f"Wrong answer at output_line_idx={index!r}: {shorten(got_line)} != {shorten(want_line)}"
-            ok_got, got_numbers = _decimals(got_line)
-            ok_want, want_numbers = _decimals(want_line)
-            if ok_got and ok_want and got_numbers == want_numbers:
-                continue
-            results.append(-2)
-            return results, {**wrong, "error_message": message}
-        results.append(True)
-    return results, {"execution time": elapsed}
-
-
-def grade(job):
-    timeout = int(job["timeout"])
-    try:
-        if job.get("fn_name") is None:
-            graded = grade_stdio(job["code"], job["inputs"], job["outputs"], timeout)
-        else:
-            graded = grade_call(job["code"], job["inputs"], job["outputs"], job["fn_name"], timeout)
-        results, metadata = graded  # NeMo Gym unpacks here too: a missing entry point fails the same way.
-        return results, metadata
-    except Exception as e:
-        return [-4], {"error_code": -4, "error_message": f"Error during testing: {e}"}
-    finally:
-        signal.alarm(0)
+def encode(value, depth=0):
+    """A return value as tagged JSON data: what the grader compares, so no __eq__ of the program's runs there."""
+    if depth > _MAX_DEPTH:
+        return {"opaque": "(too deep)"}
+    if value is None or isinstance(value, bool):
+        return None if value is None else bool(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": bytes(value).decode("latin-1")}
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, (numbers.Real, Decimal)):
+        return float(value)
+    for kind in (list, tuple, set, frozenset):
+        if isinstance(value, kind):
+            return {kind.__name__: [encode(item, depth + 1) for item in value]}
+    if isinstance(value, dict):
+        return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    return {"opaque": type(value).__name__}
 
 
 def limit_resources(memory_bytes):
@@ -321,20 +221,98 @@ def disable_destructive_calls():
         sys.modules[name] = None
 
 
+class Channel:
+    """The requests and replies, on copies of fds 0 and 1; the program's own fds 0 and 1 lead nowhere."""
+
+    def __init__(self):
+        # Descriptors the worker itself inherited without close-on-exec would reach the program too.
+        for fd in [int(name) for name in os.listdir("/proc/self/fd")]:
+            if fd > 2:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.requests = os.fdopen(os.dup(0), "rb")
+        self.replies = os.fdopen(os.dup(1), "wb")
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+
+    def receive(self):
+        line = self.requests.readline()
+        return json.loads(line) if line else None
+
+    def send(self, message):
+        self.replies.write(json.dumps(message, default=str).encode("utf-8") + b"\n")
+        self.replies.flush()
+
+
+def _error(e):
+    return {"error": repr(e), "traceback": traceback.format_exc()}
+
+
+def run_stdio_test(method, text, timeout):
+    signal.alarm(timeout)
+    with _CaptureStdout() as captured:
+        try:
+            start = time.time()
+            run_with_stdin(method, text)
+            elapsed = time.time() - start
+            signal.alarm(0)
+        except Exception as e:
+            signal.alarm(0)
+            return _error(e)
+        finally:
+            signal.alarm(0)
+    return {"stdout": captured.text, "time": elapsed}
+
+
+def run_call_test(method, args, timeout):
+    signal.alarm(timeout)
+    try:
+        start = time.time()
+        prediction = method(*args)
+        elapsed = time.time() - start
+        signal.alarm(0)
+        if isinstance(prediction, tuple):
+            prediction = list(prediction)
+        return {"value": encode(prediction), "shown": str(prediction), "time": elapsed}
+    except Exception as e:
+        signal.alarm(0)
+        return _error(e)
+    finally:
+        signal.alarm(0)
+
+
 def main():
-    job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    report = os.fdopen(3, "w", encoding="utf-8")
+    channel = Channel()
     sys.stdin = open(os.devnull)
+    job = channel.receive()
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(50000)
     limit_resources(int(job["memory_bytes"]))
     signal.signal(signal.SIGALRM, _on_alarm)
-    report.write(json.dumps({"started": True}) + "\n")
-    report.flush()
+    channel.send({"ready": True})
     disable_destructive_calls()
-    results, metadata = grade(job)
-    report.write(json.dumps({"result": results, "metadata": metadata}, default=str) + "\n")
-    report.flush()
+    timeout, call_based = int(job["timeout"]), job.get("fn_name") is not None
+    # Only Exception is caught, as in NeMo Gym: a SystemExit while loading ends this process, which
+    # the grader counts like the deadline.
+    try:
+        if call_based:
+            method = _entry_point(load_module(PRELUDE + "\n\n" + job["code"], timeout), job["fn_name"])
+        else:
+            method = _entry_point(load_module(wrap_in_function(strip_main_guard(job["code"])), timeout), "wrapped_function")
+    except Exception as e:
+        channel.send({"load_error": str(e)})
+        return
+    finally:
+        signal.alarm(0)
+    channel.send({"loaded": True} if method is not None else {"no_entry_point": True})
+    while (request := channel.receive()) is not None:
+        if call_based:
+            channel.send(run_call_test(method, request["args"], timeout))
+        else:
+            channel.send(run_stdio_test(method, request["stdin"], timeout))
 
 
 if __name__ == "__main__":

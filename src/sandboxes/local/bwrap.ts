@@ -1,0 +1,247 @@
+// Runs an untrusted command on this machine inside a bubblewrap jail built from a policy: only the
+// listed paths visible (read-only), one writable workspace, no network, a clean environment, resource
+// limits, and a deadline after which every process of the jail (daemons included) is killed.
+import { spawn } from 'node:child_process';
+import { accessSync, chownSync, constants, existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { GymError } from '../../errors';
+
+export interface ResourceLimits {
+  /** CPU seconds per process (RLIMIT_CPU). */
+  cpuSeconds?: number;
+  /** Address space per process (RLIMIT_AS). */
+  addressSpaceBytes?: number;
+  /**
+   * Processes of the jail's user (RLIMIT_NPROC): bounds a fork bomb until the deadline. Applied only
+   * where the jail has a user of its own (nobody, when started as root): elsewhere it would count
+   * every process of the caller's user.
+   */
+  processes?: number;
+  /** Largest file the jail may write (RLIMIT_FSIZE). */
+  fileSizeBytes?: number;
+  /** Open files per process (RLIMIT_NOFILE). */
+  openFiles?: number;
+}
+
+export interface JailPolicy {
+  /** Host directory the command may write, mounted at the same path; its working directory. */
+  workspace: string;
+  /** Host files and directories visible read-only at the same path; nothing else of the host is. */
+  readOnly: readonly string[];
+  /** The command's whole environment. */
+  env: Readonly<Record<string, string>>;
+  limits: ResourceLimits;
+  /** Wall-clock limit: past it the jail and everything started in it are killed. */
+  deadlineMs: number;
+  /**
+   * `bwrap` jails the command; `none` runs it as a plain process (same limits, deadline and
+   * environment, but it sees the whole machine): an explicit, unsafe opt-out for hosts without bwrap.
+   */
+  isolation: 'bwrap' | 'none';
+}
+
+export interface JailExit {
+  /** The deadline passed and the jail was killed. */
+  timedOut: boolean;
+  /** The last 64 KiB of what the jail (bwrap's own errors included) wrote to stderr. */
+  stderr: string;
+}
+
+export interface Jail {
+  stdin: Writable;
+  stdout: Readable;
+  /** Resolves once every process of the jail is gone. */
+  done: Promise<JailExit>;
+  /** Kills every process of the jail now. */
+  kill(): void;
+}
+
+/**
+ * The host's shared-library directories (and the merged-/usr symlinks the dynamic loader is found
+ * through): what a dynamically linked program needs, without the host's other programs or its /etc.
+ */
+export const SYSTEM_LIBRARIES: readonly string[] = ['/usr/lib', '/usr/lib64', '/usr/lib32', '/usr/libx32', '/lib', '/lib64', '/lib32', '/libx32'].filter(
+  (p) => existsSync(p),
+);
+
+/** A root that runs untrusted code drops to this user, so an escape from the jail lands unprivileged. */
+const NOBODY = 65534;
+const STDERR_TAIL = 65_536;
+
+export function findOnPath(name: string, path = process.env.PATH ?? ''): string | undefined {
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return undefined;
+}
+
+/** The bwrap binary, or a SETUP_FAILED error saying how to install it (and how to opt out: `unsafeHint`). */
+export function requireBwrap(unsafeHint: string): string {
+  const bwrap = findOnPath('bwrap');
+  if (bwrap) return bwrap;
+  throw new GymError(
+    'SETUP_FAILED',
+    `untrusted code runs in a bubblewrap jail, and bwrap is not installed: install Debian's "bubblewrap" package ` +
+      `(apt-get install -y bubblewrap), or ${unsafeHint} to run it without isolation, where it can read this ` +
+      `machine's files and keys and reach its network`,
+  );
+}
+
+/**
+ * The jailed user, when this process could otherwise hand root to untrusted code: the workspace is
+ * given to it, and the read-only paths must be readable by it.
+ */
+function jailUser(): { uid: number; gid: number } | undefined {
+  return process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
+}
+
+/** bwrap's arguments for a policy, up to and excluding the command. */
+function bwrapArgs(policy: Pick<JailPolicy, 'workspace' | 'readOnly' | 'env'>): string[] {
+  const args = [
+    // Every namespace, the user one included: no network, own pids (the first one's death takes all
+    // others with it), no capabilities, and no tie to the caller's terminal.
+    '--unshare-all',
+    '--unshare-user',
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+  ];
+  for (const [key, value] of Object.entries(policy.env)) args.push('--setenv', key, value);
+  for (const path of policy.readOnly) {
+    const link = symlinkTarget(path);
+    // A symlink at the root (merged /usr: /lib64 -> usr/lib64) is recreated, not followed, so the
+    // paths programs were linked against still resolve.
+    if (link !== undefined && path.split('/').length === 2) args.push('--symlink', link, path);
+    else args.push('--ro-bind', path, path);
+  }
+  args.push('--dev', '/dev', '--remount-ro', '/dev', '--proc', '/proc');
+  args.push('--bind', policy.workspace, policy.workspace, '--chdir', policy.workspace);
+  // Last, once every mount point exists: nothing outside the workspace is writable.
+  args.push('--remount-ro', '/');
+  return args;
+}
+
+function symlinkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstPid(info: string): number | undefined {
+  const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
+  return pid ? Number(pid) : undefined;
+}
+
+/**
+ * Waits for a jail's first process to be gone or a zombie: the kernel has then killed and reaped the
+ * rest of its pid namespace (a daemon that closed its pipes included). Bounded, in case of pid reuse.
+ */
+async function untilGone(pid: number | undefined): Promise<void> {
+  for (let waited = 0; pid !== undefined && waited < 10_000; waited += 20) {
+    let state: string;
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] ?? '';
+    } catch {
+      return;
+    }
+    if (state === 'Z' || state === 'X') return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function prlimitArgs(limits: ResourceLimits): string[] {
+  const flags: [string, number | undefined][] = [
+    ['cpu', limits.cpuSeconds],
+    ['as', limits.addressSpaceBytes],
+    ['nproc', limits.processes],
+    ['fsize', limits.fileSizeBytes],
+    ['nofile', limits.openFiles],
+  ];
+  return flags.filter(([, v]) => v !== undefined).map(([name, v]) => `--${name}=${Math.ceil(v!)}`);
+}
+
+/** The full argv: limits (inherited by bwrap and all it starts), then the jail, then the command. */
+function jailArgv(policy: JailPolicy, command: readonly string[], bwrap: string, prlimit: string | undefined): string[] {
+  const limits = prlimitArgs(policy.limits);
+  if (limits.length && !prlimit) throw new GymError('SETUP_FAILED', 'resource limits need prlimit (Debian package "util-linux"), which is not installed');
+  // bwrap names the jail's first process on fd 3: once it is gone, so is every process of the jail.
+  const jailed = policy.isolation === 'bwrap' ? [bwrap, '--info-fd', '3', ...bwrapArgs(policy), '--', ...command] : [...command];
+  return limits.length ? [prlimit!, ...limits, '--', ...jailed] : jailed;
+}
+
+/**
+ * Starts the command (paths as the host names them) in a jail. The jail is its own process group;
+ * under bwrap, killing it ends the jail's pid namespace, and with it every process the command
+ * started, setsid daemons included.
+ */
+export function launchJail(policy: JailPolicy, command: readonly string[], unsafeHint: string): Jail {
+  const bwrap = policy.isolation === 'bwrap' ? requireBwrap(unsafeHint) : '';
+  const user = jailUser();
+  const limits = user ? policy.limits : { ...policy.limits, processes: undefined };
+  const prlimit = findOnPath('prlimit', `${process.env.PATH ?? ''}${delimiter}/usr/bin:/bin`);
+  const argv = jailArgv({ ...policy, limits }, command, bwrap, prlimit);
+  if (user) chownSync(policy.workspace, user.uid, user.gid);
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: policy.workspace,
+    detached: true,
+    stdio: policy.isolation === 'bwrap' ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+    // bwrap's own processes keep the environment they were started with, readable in the jail's
+    // /proc/1/environ: give them the command's, never this process's keys.
+    env: { ...policy.env },
+    ...user,
+  });
+  let timedOut = false;
+  const stderr: Buffer[] = [];
+  let stderrBytes = 0;
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, policy.deadlineMs);
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr.push(chunk);
+    stderrBytes += chunk.length;
+    while (stderrBytes - (stderr[0]?.length ?? 0) >= STDERR_TAIL) stderrBytes -= stderr.shift()!.length;
+  });
+  let info = '';
+  child.stdio[3]?.on('data', (chunk: Buffer) => (info += chunk.toString('utf8')));
+  child.stdin!.on('error', () => {
+    // The command may exit before reading what it was sent; its exit says so.
+  });
+  const done = new Promise<JailExit>((resolve, reject) => {
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new GymError('SETUP_FAILED', `cannot start ${argv[0]}: ${error.message}`));
+    });
+    child.on('exit', () => {
+      // Whatever the command left behind goes too (without bwrap, only its process group can be
+      // reached); a survivor holding the pipes must not keep this promise waiting.
+      kill();
+      setTimeout(() => {
+        for (const stream of [child.stdout, child.stderr, child.stdio[3]]) stream?.destroy();
+      }, 1_000).unref();
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      void untilGone(firstPid(info)).then(() => resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) }));
+    });
+  });
+  return { stdin: child.stdin!, stdout: child.stdout!, done, kill };
+}
