@@ -66,7 +66,7 @@ export function createRoundActivity(steps: RolloutSteps) {
     async advanceRollouts(input: RoundInput): Promise<Settled[]> {
       const signal = Context.current().cancellationSignal;
       const keys = input.rollouts.map(([ordinal, step]) => {
-        const k = `${input.spec.runDir}|${ordinal}|${step}`;
+        const k = `${input.spec.runDir}|${input.spec.epoch}|${ordinal}|${step}`;
         if (!running.has(k)) {
           const p = advance(input, ordinal, step);
           // Kept until a round hands its result over; a failure is handed over like a result.

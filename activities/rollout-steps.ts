@@ -25,6 +25,9 @@ import { callModelThroughGateway } from './model-client';
 /** What every step of a run's rollouts needs; small, because it travels in each activity's input. */
 export interface RolloutSpec {
   runDir: string;
+  /** Which incarnation of the run folder this is (the run workflow's first run id): a folder deleted and
+   *  used again by a new run must never see work a long-lived worker kept for the old one. */
+  epoch: string;
   env: EnvRef;
   agent: AgentKind;
   model: ModelSpec;

@@ -1,11 +1,12 @@
-// A Gymflow worker: the model gateway plus every workflow and activity on one task queue. One
-// process is the default; more processes (on more machines) scale the same queue out.
+// A Gymflow worker: the model gateway plus every workflow and activity on one task queue (a run's own,
+// or a shared pool's). One process is the default; more processes (on more machines) scale it out.
 import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { startGateway, type Gateway } from '../src/gateway/server';
 import { PACKAGE_ROOT } from '../src/util/paths';
+import { MAX_CONCURRENCY } from '../workflows/definitions';
 
 export const WORKFLOWS_PATH = path.join(PACKAGE_ROOT, 'workflows', 'index.ts');
 
@@ -48,6 +49,9 @@ export async function createGymWorker(opts: {
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities({ gateway }),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
+    // Every rollout in flight in the "turn" grain is one local activity at a time.
+    maxConcurrentLocalActivityExecutions: MAX_CONCURRENCY,
+    maxCachedWorkflows: 1000,
     // On Ctrl-C or SIGTERM, in-flight model and tool calls get time to finish and report, so the
     // run does not wait out their heartbeat timeout before retrying them.
     shutdownGraceTime: '10s',
