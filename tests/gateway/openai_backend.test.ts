@@ -41,10 +41,7 @@ describe('pass-through', () => {
     const fake = await upstream();
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-1', base_url: fake.url, api_key_env: KEY_ENV });
     const input = [{ role: 'user', content: 'Say hello.' }];
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input, temperature: 0.2, metadata: { run: 'r1' } }, {
-      'x-gymflow-rollout-id': '3-1',
-      authorization: 'Bearer harness-dummy-key',
-    });
+    const res = await postJson(g.gateway, '/responses', { model, input, temperature: 0.2, metadata: { run: 'r1' } }, { 'x-gymflow-rollout-id': '3-1' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-gymflow-backend')).toBe('openai');
     expect(res.headers.get('x-gymflow-call-id')).toBeTruthy();
@@ -52,6 +49,8 @@ describe('pass-through', () => {
     const sent = fake.requests[0]!;
     expect(sent).toMatchObject({ method: 'POST', path: '/v1/responses' });
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
+    // The caller's credential (the gateway token) stops at the gateway.
+    expect(JSON.stringify(sent)).not.toContain(g.gateway.token);
     expect(sent.body).toMatchObject({ model: 'gpt-fake-1', input, temperature: 0.2, metadata: { run: 'r1' } });
     // The upstream's reply comes back as the upstream wrote it (no SDK conveniences such as output_text).
     expect(res.body).toMatchObject({ id: 'resp_fake0001', model: 'gpt-fake-1-2025-01-01', status: 'completed' });
@@ -64,7 +63,7 @@ describe('pass-through', () => {
     const fake = await upstream();
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-chat', base_url: fake.url, api_key_env: KEY_ENV });
     const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }];
-    const res = await postJson(`${g.gateway.url}/chat/completions`, { model, messages, max_tokens: 16 });
+    const res = await postJson(g.gateway, '/chat/completions', { model, messages, max_tokens: 16 });
     expect(res.status).toBe(200);
     expect(fake.requests[0]).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-fake-chat', messages, max_tokens: 16 } });
     expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -77,7 +76,7 @@ describe('pass-through', () => {
     process.env.OPENAI_BASE_URL = fake.url;
     try {
       const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-env', api_key_env: KEY_ENV });
-      const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'hi' });
+      const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
       expect(res.status).toBe(200);
       expect(fake.requests[0]?.body.model).toBe('gpt-fake-env');
     } finally {
@@ -93,7 +92,7 @@ describe('failures', () => {
     // Real providers echo (parts of) a rejected key; the gateway must not pass it on.
     fake.failWith(401, `Incorrect API key provided: ${KEY}.`);
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-401', base_url: fake.url, api_key_env: KEY_ENV });
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'hi' });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
     expect(res.body.error.message).toContain('401');
@@ -105,7 +104,7 @@ describe('failures', () => {
     const fake = await upstream();
     fake.failWith(500, 'upstream exploded');
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-500', base_url: fake.url, api_key_env: KEY_ENV });
-    const res = await postJson(`${g.gateway.url}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await postJson(g.gateway, '/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] });
     expect(res.status).toBe(502);
     expect(res.body.error.message).toContain('upstream exploded');
     expect(fake.requests).toHaveLength(1);
@@ -116,7 +115,7 @@ describe('failures', () => {
     const url = fake.url;
     await fake.close();
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-gone', base_url: url, api_key_env: KEY_ENV });
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'hi' });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe('upstream_unreachable');
   });
@@ -124,7 +123,7 @@ describe('failures', () => {
   it('names the missing key variable (never a value) when it is unset at call time', async () => {
     const fake = await upstream();
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-nokey', base_url: fake.url, api_key_env: 'GYMFLOW_TEST_UNSET_KEY' });
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'hi' });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
     expect(res.status).toBe(500);
     expect(res.body.error).toMatchObject({ code: 'missing_api_key' });
     expect(res.body.error.message).toContain('GYMFLOW_TEST_UNSET_KEY');
@@ -135,7 +134,7 @@ describe('failures', () => {
     const fake = await upstream();
     fake.respondWith(200, { id: 'resp_x', object: 'response', output: 'not a list' });
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-bad', base_url: fake.url, api_key_env: KEY_ENV });
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'hi' });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 'invalid_upstream_response' });
     expect(res.body.error.message).toContain('output');
