@@ -218,11 +218,13 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
         admit: () => {},
         body: async () => request.body,
       }),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));
         // Keep-alive sockets from SDK clients would otherwise hold close() open.
         server.closeAllConnections();
-      }),
+      });
+      await Promise.all([...models.values()].map((m) => m.backend.close?.()));
+    },
   };
 }

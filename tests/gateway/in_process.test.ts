@@ -1,18 +1,26 @@
 // The in-process call path: `gateway.call` runs the very route handler HTTP runs, so the worker's own
 // activities get the same answers, errors, call ids and log lines without the loopback hop.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from './fake_openai_upstream';
 import { authHeader, gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, type CapturedGateway } from './helpers';
 
 const task = readJsonl(MULTI_STEP_TASKS)[0];
+const KEY_ENV = 'GYMFLOW_TEST_IN_PROCESS_UPSTREAM_KEY';
 
 let g: CapturedGateway;
 let model: string;
+let fake: FakeOpenAIUpstream;
 beforeAll(async () => {
+  process.env[KEY_ENV] = `sk-fake-${randomBytes(16).toString('hex')}`;
   g = await gatewayWithLogs();
+  fake = await startFakeOpenAIUpstream();
   model = g.gateway.register({ backend: 'mock', env: 'example_multi_step', tasks_file: MULTI_STEP_TASKS, accuracy: 0.5 });
 });
 afterAll(async () => {
+  delete process.env[KEY_ENV];
   await g.gateway.close();
+  await fake.close();
 });
 
 /** A reply minus what legitimately differs between two identical calls, as JSON would carry it. */
@@ -66,6 +74,13 @@ describe('gateway.call', () => {
     }
     const wrongMethod = await g.gateway.call({ path: '/v1/responses', method: 'GET' });
     expect(wrongMethod.status).toBe(405);
+  });
+
+  it('reports an upstream timeout as the same 504 timeout', { timeout: 60_000 }, async () => {
+    fake.stall('before-headers');
+    const silent = g.gateway.register({ backend: 'openai', model: 'gpt-silent', base_url: fake.url, api_key_env: KEY_ENV, timeouts: { first_byte_ms: 300 } });
+    const local = await g.gateway.call({ path: '/v1/responses', body: { model: silent, input: 'hi' }, rolloutId: 'slow-1' });
+    expect(local).toMatchObject({ status: 504, backend: 'openai', body: { error: { type: 'upstream_error', code: 'timeout' } } });
   });
 
   it('stops waiting when the caller’s signal fires, as a disconnect does over HTTP', { timeout: 60_000 }, async () => {

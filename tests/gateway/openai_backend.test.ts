@@ -1,7 +1,9 @@
 // The openai backend against a FAKE OpenAI upstream (tests/gateway/fake_openai_upstream.ts): requests
 // pass through with the model forced, the key is read from the named environment variable and sent as
-// a bearer token, upstream failures become 502s, and the key never shows up in replies or logs.
+// a bearer token, upstream failures become 502s, a silent upstream a 504 within the spec's bounds,
+// and the key never shows up in replies or logs.
 import { randomBytes } from 'node:crypto';
+import { isGymError } from '../../src/errors';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from './fake_openai_upstream';
 import { gatewayWithLogs, postJson, type CapturedGateway } from './helpers';
@@ -138,5 +140,67 @@ describe('failures', () => {
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 'invalid_upstream_response' });
     expect(res.body.error.message).toContain('output');
+  });
+});
+
+describe('timeouts', () => {
+  // Small bounds so a regression shows up as a failed test, not as undici's five-minute default.
+  const GENEROUS = 60_000;
+
+  it('answers 504 timeout when the upstream takes the request and never answers, without retrying', { timeout: GENEROUS }, async () => {
+    const fake = await upstream();
+    fake.stall('before-headers');
+    const model = g.gateway.register({ backend: 'openai', model: 'gpt-silent', base_url: fake.url, api_key_env: KEY_ENV, timeouts: { first_byte_ms: 500, total_ms: 30_000 } });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
+    expect(res.status).toBe(504);
+    expect(res.body.error).toMatchObject({ type: 'upstream_error', code: 'timeout' });
+    expect(res.body.error.message).toContain('timeouts.first_byte_ms = 500 ms');
+    expect(fake.requests).toHaveLength(1);
+    const line = g.logLines().find((l) => l.msg === 'gateway call' && l.model === model);
+    expect(line).toMatchObject({ status: 504, error_code: 'timeout' });
+  });
+
+  it('bounds the whole call: headers then a stalled body end in a 504 at total_ms', { timeout: GENEROUS }, async () => {
+    const fake = await upstream();
+    fake.stall('mid-body');
+    const model = g.gateway.register({
+      backend: 'openai',
+      model: 'gpt-stalled-body',
+      base_url: fake.url,
+      api_key_env: KEY_ENV,
+      timeouts: { first_byte_ms: 20_000, idle_ms: 20_000, total_ms: 800 },
+    });
+    const res = await postJson(g.gateway, '/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(504);
+    expect(res.body.error.code).toBe('timeout');
+    expect(res.body.error.message).toContain('timeouts.total_ms = 800 ms');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('ends a body that goes silent at idle_ms', { timeout: GENEROUS }, async () => {
+    const fake = await upstream();
+    fake.stall('mid-body');
+    const model = g.gateway.register({ backend: 'openai', model: 'gpt-idle', base_url: fake.url, api_key_env: KEY_ENV, timeouts: { idle_ms: 500, total_ms: 30_000 } });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
+    expect(res.status).toBe(504);
+    expect(res.body.error.code).toBe('timeout');
+    expect(res.body.error.message).toContain('timeouts.idle_ms = 500 ms');
+  });
+
+  it('refuses bounds that are not positive whole milliseconds up to an hour, naming the field', () => {
+    const register = (timeouts: Record<string, unknown>) => () => g.gateway.register({ backend: 'openai', model: 'gpt-x', base_url: 'http://127.0.0.1:9/v1', timeouts });
+    expect(register({ first_byte_ms: 0 })).toThrow(/timeouts\.first_byte_ms/);
+    expect(register({ connect_ms: 1.5 })).toThrow(/timeouts\.connect_ms/);
+    expect(register({ total_ms: 2 * 3_600_000 })).toThrow(/timeouts\.total_ms/);
+    // A misspelled bound is refused rather than silently left at its default.
+    expect(register({ idle: 5_000 })).toThrow(/idle/);
+    expect(register({ total_ms: '10s' })).toThrow(/timeouts\.total_ms/);
+    let error: unknown;
+    try {
+      register({ first_byte_ms: -1 })();
+    } catch (e) {
+      error = e;
+    }
+    expect(isGymError(error) && error.code).toBe('BAD_INPUT');
   });
 });
