@@ -36,7 +36,7 @@ export async function callModelThroughGateway(
   const started = performance.now();
   const res = await request(`${gateway.url}/responses`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gymflow-rollout-id': rolloutId },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}`, 'x-gymflow-rollout-id': rolloutId },
     body: JSON.stringify({ ...withoutNulls(params), model }),
     signal,
   });

@@ -17,7 +17,8 @@ const HTTP_BY_CODE: Partial<Record<ErrorCode, [number, OpenAIErrorType]>> = {
 function gymCodeFor(status: number): ErrorCode {
   if (status === 404) return 'NOT_FOUND';
   if (status >= 400 && status < 500) return 'BAD_INPUT';
-  if (status === 502) return 'UNREACHABLE';
+  // A bad gateway and a gateway timeout are both an upstream that did not answer usefully.
+  if (status === 502 || status === 504) return 'UNREACHABLE';
   return 'INTERNAL';
 }
 

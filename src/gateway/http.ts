@@ -1,4 +1,5 @@
 // The HTTP edge: read a JSON body, validate it with zod (naming the offending field), send JSON.
+// Only `application/json` is read: it is the one body type a web page cannot send without asking first.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { GatewayError } from './errors';
@@ -7,6 +8,10 @@ import { GatewayError } from './errors';
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new GatewayError(415, 'invalid_request_error', 'unsupported_media_type', `send the request body as content-type application/json, not ${type || 'no content type'}`);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

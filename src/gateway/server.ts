@@ -1,6 +1,7 @@
 // The model gateway: one OpenAI-compatible HTTP server in front of every registered model (mock or
 // upstream). Rollouts, agents and external harnesses all point their base URL here, so each model
-// call is tied to its rollout, logged once, and answered the same way whatever serves it.
+// call is tied to its rollout, logged once, and answered the same way whatever serves it. The
+// worker's own activities can make the same call in-process, skipping the loopback hop.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,8 @@ import { createLogger } from '../util/logger';
 import type { Backend, CallContext } from './backends/backend';
 import { mockBackend, mockFiles } from './backends/mock';
 import { openaiBackend } from './backends/openai';
-import { GatewayError, toHttpError } from './errors';
+import { GatewayError, toHttpError, type OpenAIErrorBody } from './errors';
+import { admitHttp, gatewayToken } from './guard';
 import { readJson, sendJson, validateBody } from './http';
 import { modelName, parseModelSpec, type ModelSpec, type ModelSpecInput } from './spec';
 import { ChatCompletionRequest, ResponsesRequest } from './wire';
@@ -18,11 +20,34 @@ export const ROLLOUT_ID_HEADER = 'x-gymflow-rollout-id';
 export const CALL_ID_HEADER = 'x-gymflow-call-id';
 export const BACKEND_HEADER = 'x-gymflow-backend';
 
+/** A call made in-process: what an HTTP request would carry, minus the transport. */
+export interface GatewayCall {
+  /** The route, as over HTTP: `/v1/responses`, `/v1/chat/completions`, `/v1/models`. */
+  path: string;
+  /** Defaults to POST when there is a body, GET otherwise. */
+  method?: 'GET' | 'POST';
+  body?: unknown;
+  rolloutId?: string;
+  signal?: AbortSignal;
+}
+
+/** What HTTP would send: the status, the JSON body (the gateway's own object: read it, do not change it) and the two headers. */
+export interface GatewayReply {
+  status: number;
+  body: unknown;
+  callId: string;
+  backend: string;
+}
+
 export interface Gateway {
   /** Base URL for OpenAI clients, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
+  /** The secret every HTTP request must carry (an OpenAI client's API key). Never log it. */
+  token: string;
   /** Registers a model and returns the name to call it by; the same spec always gives the same name. */
   register(spec: ModelSpecInput): string;
+  /** Answers like an HTTP request to the same route (validation, backend, log line, call id), without HTTP. */
+  call(request: GatewayCall): Promise<GatewayReply>;
   close(): Promise<void>;
 }
 
@@ -31,9 +56,20 @@ interface Registered {
   created: number;
 }
 
+/** One request as the routes see it, whichever way it arrived. */
+interface Exchange {
+  method: string;
+  path: string;
+  rolloutId: string | undefined;
+  signal: AbortSignal;
+  /** HTTP's checks on who is calling; an in-process caller is the worker itself. */
+  admit(): void;
+  body(): Promise<unknown>;
+}
+
 interface Call {
-  req: IncomingMessage;
-  /** Resolves a model name, and records which backend answers for the response header and the log line. */
+  body(): Promise<unknown>;
+  /** Resolves a model name, and records which backend answers for the reply and the log line. */
   useModel(name: string): { backend: Backend; ctx: CallContext };
 }
 
@@ -45,9 +81,12 @@ function rejectStreaming(stream: boolean | null | undefined): void {
   }
 }
 
-export async function startGateway(opts: { host?: string; port?: number; logger?: Logger } = {}): Promise<Gateway> {
+const CLIENT_CLOSED = 'the caller disconnected before the answer was ready';
+
+export async function startGateway(opts: { host?: string; port?: number; logger?: Logger; token?: string } = {}): Promise<Gateway> {
   const host = opts.host ?? '127.0.0.1';
   const logger = opts.logger ?? createLogger('gymflow-gateway');
+  const token = gatewayToken(opts.token);
   const models = new Map<string, Registered>();
   const files = mockFiles();
 
@@ -58,7 +97,7 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
   const routes: Record<string, Record<string, Handler>> = {
     '/v1/responses': {
       POST: async (call) => {
-        const body = validateBody(ResponsesRequest, await readJson(call.req));
+        const body = validateBody(ResponsesRequest, await call.body());
         rejectStreaming(body.stream);
         const { backend, ctx } = call.useModel(body.model);
         return backend.responses(body, ctx);
@@ -66,7 +105,7 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
     },
     '/v1/chat/completions': {
       POST: async (call) => {
-        const body = validateBody(ChatCompletionRequest, await readJson(call.req));
+        const body = validateBody(ChatCompletionRequest, await call.body());
         rejectStreaming(body.stream);
         const { backend, ctx } = call.useModel(body.model);
         return backend.chatCompletions(body, ctx);
@@ -80,25 +119,16 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
     },
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(exchange: Exchange): Promise<GatewayReply> {
     const started = performance.now();
     const callId = randomUUID();
-    const rolloutHeader = req.headers[ROLLOUT_ID_HEADER];
-    const rolloutId = typeof rolloutHeader === 'string' && rolloutHeader ? rolloutHeader : undefined;
-    const path = (req.url ?? '/').split('?')[0]!;
-    const log = logger.child({ call_id: callId, rollout_id: rolloutId, method: req.method, path });
+    const { method, path, rolloutId, signal } = exchange;
+    const log = logger.child({ call_id: callId, rollout_id: rolloutId, method, path });
     let model: string | undefined;
     let backendKind = 'gateway';
-    res.setHeader(CALL_ID_HEADER, callId);
-    res.setHeader(BACKEND_HEADER, backendKind);
-
-    const abort = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
 
     const call: Call = {
-      req,
+      body: exchange.body,
       useModel(name) {
         const registered = models.get(name);
         if (!registered) {
@@ -106,36 +136,59 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
         }
         model = name;
         backendKind = registered.backend.kind;
-        res.setHeader(BACKEND_HEADER, backendKind);
-        return { backend: registered.backend, ctx: { model: name, rolloutId, log, signal: abort.signal } };
+        return { backend: registered.backend, ctx: { model: name, rolloutId, log, signal } };
       },
     };
 
     let status = 200;
+    let body: unknown;
     let failure: { error_code: string; error: string } | undefined;
     try {
+      exchange.admit();
       const methods = routes[path];
       if (!methods) throw new GatewayError(404, 'invalid_request_error', 'unknown_route', `no route ${path}; the gateway serves /v1/responses, /v1/chat/completions and /v1/models`);
-      const handler = methods[req.method ?? ''];
-      if (!handler) throw new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `${path} accepts ${Object.keys(methods).join(', ')}, not ${req.method}`);
-      sendJson(res, status, await handler(call));
+      const handler = methods[method];
+      if (!handler) throw new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `${path} accepts ${Object.keys(methods).join(', ')}, not ${method}`);
+      body = await handler(call);
     } catch (e) {
-      if (abort.signal.aborted) {
+      if (signal.aborted) {
         // Nobody is listening any more; 499 (nginx's "client closed request") keeps it out of the 5xx counts.
         status = 499;
-        failure = { error_code: 'client_closed', error: 'the caller disconnected before the answer was ready' };
+        failure = { error_code: 'client_closed', error: CLIENT_CLOSED };
+        body = { error: { message: CLIENT_CLOSED, type: 'invalid_request_error', code: 'client_closed', param: null } } satisfies OpenAIErrorBody;
       } else {
-        const { status: errorStatus, body } = toHttpError(e);
-        status = errorStatus;
-        failure = { error_code: body.error.code, error: body.error.message };
-        sendJson(res, status, body);
+        const reply = toHttpError(e);
+        status = reply.status;
+        body = reply.body;
+        failure = { error_code: reply.body.error.code, error: reply.body.error.message };
       }
     }
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     log[level]({ status, model, backend: backendKind, ms: Math.round(performance.now() - started), ...failure }, 'gateway call');
+    return { status, body, callId, backend: backendKind };
   }
 
-  const server = createServer((req, res) => void handle(req, res));
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rolloutHeader = req.headers[ROLLOUT_ID_HEADER];
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const reply = await serve({
+      method: req.method ?? '',
+      path: (req.url ?? '/').split('?')[0]!,
+      rolloutId: typeof rolloutHeader === 'string' && rolloutHeader ? rolloutHeader : undefined,
+      signal: abort.signal,
+      admit: () => admitHttp(req.headers, token),
+      body: () => readJson(req),
+    });
+    if (res.destroyed || res.writableEnded) return;
+    res.setHeader(CALL_ID_HEADER, reply.callId);
+    res.setHeader(BACKEND_HEADER, reply.backend);
+    sendJson(res, reply.status, reply.body);
+  }
+
+  const server = createServer((req, res) => void handleHttp(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
@@ -149,17 +202,29 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
 
   return {
     url,
+    token,
     register(input) {
       const spec = parseModelSpec(input);
       const name = modelName(spec);
       if (!models.has(name)) models.set(name, { backend: createBackend(spec), created: Math.floor(Date.now() / 1000) });
       return name;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    call: (request) =>
+      serve({
+        method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
+        path: request.path,
+        rolloutId: request.rolloutId || undefined,
+        signal: request.signal ?? new AbortController().signal,
+        admit: () => {},
+        body: async () => request.body,
+      }),
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));
         // Keep-alive sockets from SDK clients would otherwise hold close() open.
         server.closeAllConnections();
-      }),
+      });
+      await Promise.all([...models.values()].map((m) => m.backend.close?.()));
+    },
   };
 }

@@ -14,12 +14,36 @@ export const MockModelSpec = z.object({
   replay_files: z.array(z.string()).default([]),
 });
 
+const HOUR_MS = 3_600_000;
+const bound = (fallback: number) => z.number().int().min(1).max(HOUR_MS).default(fallback);
+
+/**
+ * Bounds on one upstream call, in milliseconds; `total_ms` caps the others too. A non-streaming
+ * upstream sends its headers only once the whole answer is ready, so `first_byte_ms` also bounds
+ * generation time: raise it (and `total_ms`) for long reasoning outputs. `total_ms` stays under the
+ * model-call activity's 10-minute start-to-close so the gateway, not Temporal, reports the timeout.
+ * Strict, because a misspelled bound would otherwise silently keep its default.
+ */
+export const ModelTimeouts = z.strictObject({
+  connect_ms: bound(10_000),
+  first_byte_ms: bound(120_000),
+  /** Longest silence between two chunks of the body (between events, once streaming lands). */
+  idle_ms: bound(60_000),
+  total_ms: bound(540_000),
+});
+export type ModelTimeouts = z.infer<typeof ModelTimeouts>;
+
 export const OpenAIModelSpec = z.object({
   backend: z.literal('openai'),
   model: z.string(),
   base_url: z.string().url().optional(),
   /** The NAME of the environment variable holding the key; the key itself never enters a spec. */
   api_key_env: z.string().default('OPENAI_API_KEY'),
+  /**
+   * Optional so a spec that does not set them hashes (model name, run identity) as it did before
+   * timeouts existed; the backend fills in the defaults.
+   */
+  timeouts: ModelTimeouts.optional(),
 });
 
 export const ModelSpec = z.discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec]);

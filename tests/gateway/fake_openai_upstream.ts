@@ -1,6 +1,7 @@
 // A FAKE OpenAI upstream for tests: a real node:http server on 127.0.0.1 that speaks the OpenAI wire
 // protocol (POST /v1/responses, POST /v1/chat/completions, OpenAI error bodies) and records every
-// request it receives, headers included, so tests can check what the gateway sent.
+// request it receives, headers included, so tests can check what the gateway sent. It can also go
+// silent, as a stuck endpoint does, to test the gateway's timeouts.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -19,6 +20,11 @@ export interface FakeOpenAIUpstream {
   failWith(status: number, message: string): void;
   /** From now on, answers every request with exactly this status and JSON body. */
   respondWith(status: number, body: unknown): void;
+  /**
+   * From now on, takes each request and then goes silent: `before-headers` never answers at all;
+   * `mid-body` sends the headers and the start of a body, then nothing more.
+   */
+  stall(mode: 'before-headers' | 'mid-body'): void;
   /** From now on, answers normally again. */
   recover(): void;
   close(): Promise<void>;
@@ -66,6 +72,7 @@ function chatCompletionFor(body: any) {
 export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
   const requests: RecordedRequest[] = [];
   let fixed: { status: number; body: unknown } | undefined;
+  let stalled: 'before-headers' | 'mid-body' | undefined;
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -77,6 +84,12 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
       res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_fake${requests.length}` });
       res.end(JSON.stringify(payload));
     };
+    if (stalled === 'before-headers') return;
+    if (stalled === 'mid-body') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id": "resp_fake_stalled", "output": [');
+      return;
+    }
     if (fixed) return send(fixed.status, fixed.body);
     if (req.method === 'POST' && req.url === '/v1/responses') return send(200, responseFor(body));
     if (req.method === 'POST' && req.url === '/v1/chat/completions') return send(200, chatCompletionFor(body));
@@ -93,8 +106,12 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
     respondWith(status, body) {
       fixed = { status, body };
     },
+    stall(mode) {
+      stalled = mode;
+    },
     recover() {
       fixed = undefined;
+      stalled = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
-// Shared by the gateway tests: a gateway with captured logs, JSON calls over real HTTP, fixture rows,
-// and a minimal agent loop that plays an episode against the gateway with an environment's tools.
+// Shared by the gateway tests: a gateway with captured logs, JSON calls over real HTTP carrying its
+// token, fixture rows, and a minimal agent loop that plays an episode against the gateway with an
+// environment's tools.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -24,7 +25,7 @@ export interface CapturedGateway {
   logLines(): Record<string, any>[];
 }
 
-export async function gatewayWithLogs(): Promise<CapturedGateway> {
+export async function gatewayWithLogs(opts: { token?: string } = {}): Promise<CapturedGateway> {
   const chunks: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -32,7 +33,7 @@ export async function gatewayWithLogs(): Promise<CapturedGateway> {
       done();
     },
   });
-  const gateway = await startGateway({ logger: pino({ level: 'debug' }, sink) });
+  const gateway = await startGateway({ logger: pino({ level: 'debug' }, sink), token: opts.token });
   const logText = () => chunks.join('');
   return { gateway, logText, logLines: () => logText().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
 }
@@ -43,10 +44,16 @@ export interface JsonReply {
   body: any;
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
-  const res = await fetch(url, {
+/** The header that admits a request: the gateway's token as a bearer key. */
+export function authHeader(gateway: Gateway): Record<string, string> {
+  return { authorization: `Bearer ${gateway.token}` };
+}
+
+/** POSTs JSON to a gateway route (e.g. `/responses`) with its token; `headers` may override any header. */
+export async function postJson(gateway: Gateway, route: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
+  const res = await fetch(`${gateway.url}${route}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', ...authHeader(gateway), ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
@@ -69,7 +76,7 @@ export interface Episode {
 
 /** simple_agent's loop in miniature: call the model, run each tool call with the environment, repeat. */
 export async function runEpisode(
-  url: string,
+  gateway: Gateway,
   model: string,
   envName: string,
   task: TaskRow,
@@ -83,7 +90,7 @@ export async function runEpisode(
   const turns: ResponseObject[] = [];
   let state = await env.seedSession(parsedTask);
   for (let step = 0; step < maxSteps; step++) {
-    const reply = await postJson(`${url}/responses`, { ...params, model, input: [...inputItems(params.input), ...output] }, { 'x-gymflow-rollout-id': rolloutId });
+    const reply = await postJson(gateway, '/responses', { ...params, model, input: [...inputItems(params.input), ...output] }, { 'x-gymflow-rollout-id': rolloutId });
     if (reply.status !== 200) throw new Error(`model call failed: ${reply.status} ${JSON.stringify(reply.body)}`);
     const response = reply.body as ResponseObject;
     turns.push(response);

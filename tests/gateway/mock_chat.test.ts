@@ -15,7 +15,7 @@ let client: OpenAI;
 beforeAll(async () => {
   g = await gatewayWithLogs();
   model = g.gateway.register({ backend: 'mock', env: 'example_multi_step', tasks_file: MULTI_STEP_TASKS });
-  client = new OpenAI({ baseURL: g.gateway.url, apiKey: 'not-used-by-the-mock', maxRetries: 0 });
+  client = new OpenAI({ baseURL: g.gateway.url, apiKey: g.gateway.token, maxRetries: 0 });
 });
 afterAll(async () => {
   await g.gateway.close();
@@ -63,8 +63,8 @@ describe('chat completions on the mock', () => {
   it('answers like /v1/responses: same call, same token ids, on the choice message', async () => {
     const task = tasks[2]!;
     const headers = { 'x-gymflow-rollout-id': '2-1' };
-    const chat = await postJson(`${g.gateway.url}/chat/completions`, { model, ...chatRequest(task) }, headers);
-    const responses = await postJson(`${g.gateway.url}/responses`, { model, ...task.responses_create_params }, headers);
+    const chat = await postJson(g.gateway, '/chat/completions', { model, ...chatRequest(task) }, headers);
+    const responses = await postJson(g.gateway, '/responses', { model, ...task.responses_create_params }, headers);
     expect(chat.status).toBe(200);
     expect(chat.headers.get('x-gymflow-backend')).toBe('mock');
     const message = chat.body.choices[0].message;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRow } from '../../src/schemas/task';
-import { gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, runEpisode, type CapturedGateway } from './helpers';
+import { authHeader, gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, runEpisode, type CapturedGateway } from './helpers';
 
 const ENV = 'example_multi_step';
 const tasks = readJsonl<TaskRow & { expected_synonyms: string[]; expected_synonym_values: number[]; minefield_label_value: number }>(MULTI_STEP_TASKS);
@@ -27,7 +27,7 @@ describe('oracle play', () => {
   it('solves every task with accuracy 1: one lookup per synonym, then the extraction', async () => {
     const model = mock();
     for (const [i, task] of tasks.entries()) {
-      const episode = await runEpisode(g.gateway.url, model, ENV, task, `${i}-0`);
+      const episode = await runEpisode(g.gateway, model, ENV, task, `${i}-0`);
       expect(episode.reward).toBe(1);
       const calls = episode.output.filter((item: any) => item.type === 'function_call') as any[];
       expect(calls.map((c) => c.name)).toEqual([...task.expected_synonyms.map(() => 'get_synonym_value'), 'extract_synonym_values']);
@@ -39,7 +39,7 @@ describe('oracle play', () => {
   it('answers wrongly with accuracy 0, and verify scores it 0', async () => {
     const model = mock({ accuracy: 0 });
     const task = tasks[0]!;
-    const episode = await runEpisode(g.gateway.url, model, ENV, task, '0-0');
+    const episode = await runEpisode(g.gateway, model, ENV, task, '0-0');
     expect(episode.reward).toBe(0);
     const extract = episode.output.find((item: any) => item.name === 'extract_synonym_values') as any;
     expect(JSON.parse(extract.arguments).synonym_values).toEqual([...task.expected_synonym_values].reverse().concat([task.minefield_label_value]));
@@ -48,7 +48,7 @@ describe('oracle play', () => {
   it('with accuracy 0.5, some rollouts of one task are right and some wrong', async () => {
     const model = mock({ accuracy: 0.5 });
     const rewards = [];
-    for (let r = 0; r < 12; r++) rewards.push((await runEpisode(g.gateway.url, model, ENV, tasks[1]!, `1-${r}`)).reward);
+    for (let r = 0; r < 12; r++) rewards.push((await runEpisode(g.gateway, model, ENV, tasks[1]!, `1-${r}`)).reward);
     expect(rewards).toContain(1);
     expect(rewards).toContain(0);
   });
@@ -57,10 +57,10 @@ describe('oracle play', () => {
 describe('determinism', () => {
   it('gives the same output and token ids for the same seed, task, rollout and history — even on a fresh gateway', async () => {
     const spec = { backend: 'mock' as const, env: ENV, tasks_file: MULTI_STEP_TASKS, seed: 42, accuracy: 0.5 };
-    const first = await runEpisode(g.gateway.url, g.gateway.register(spec), ENV, tasks[2]!, '2-5');
+    const first = await runEpisode(g.gateway, g.gateway.register(spec), ENV, tasks[2]!, '2-5');
     const other = await gatewayWithLogs();
     try {
-      const second = await runEpisode(other.gateway.url, other.gateway.register(spec), ENV, tasks[2]!, '2-5');
+      const second = await runEpisode(other.gateway, other.gateway.register(spec), ENV, tasks[2]!, '2-5');
       expect(second.turns.map(stable)).toEqual(first.turns.map(stable));
     } finally {
       await other.gateway.close();
@@ -70,7 +70,7 @@ describe('determinism', () => {
   it('differs between rollout ids and between seeds', async () => {
     const body = { ...tasks[0]!.responses_create_params };
     const callId = async (model: string, rollout: string) =>
-      (await postJson(`${g.gateway.url}/responses`, { ...body, model }, { 'x-gymflow-rollout-id': rollout })).body.output[0].call_id;
+      (await postJson(g.gateway, '/responses', { ...body, model }, { 'x-gymflow-rollout-id': rollout })).body.output[0].call_id;
     const seed0 = mock({ seed: 0 });
     expect(await callId(seed0, 'a')).toBe(await callId(seed0, 'a'));
     expect(await callId(seed0, 'a')).not.toBe(await callId(seed0, 'b'));
@@ -86,13 +86,13 @@ describe('task lookup', () => {
       { type: 'message', id: null, content: system.content, role: 'system' },
       { status: null, role: 'user', type: 'message', content: user.content },
     ];
-    const res = await postJson(`${g.gateway.url}/responses`, { ...tasks[3]!.responses_create_params, input: respelled, model });
+    const res = await postJson(g.gateway, '/responses', { ...tasks[3]!.responses_create_params, input: respelled, model });
     expect(res.body.output[0]).toMatchObject({ type: 'function_call', name: 'get_synonym_value' });
   });
 
   it('answers an unknown conversation with a plain assistant message and a warning, never an error', async () => {
     const model = mock();
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'What is the capital of France?' }, { 'x-gymflow-rollout-id': 'stray-1' });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'What is the capital of France?' }, { 'x-gymflow-rollout-id': 'stray-1' });
     expect(res.status).toBe(200);
     expect(res.body.output).toHaveLength(1);
     expect(res.body.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
@@ -107,7 +107,7 @@ describe('task lookup', () => {
     await writeFile(file, `${row(['Blazing', 'Warm'])}\n`);
     const model = mock({ tasks_file: file });
     const firstLookup = async () =>
-      JSON.parse((await postJson(`${g.gateway.url}/responses`, { ...tasks[0]!.responses_create_params, model })).body.output[0].arguments).synonym;
+      JSON.parse((await postJson(g.gateway, '/responses', { ...tasks[0]!.responses_create_params, model })).body.output[0].arguments).synonym;
     expect(await firstLookup()).toBe('Blazing');
     await writeFile(file, `${row(['Scorching', 'Warm'])}\n`);
     await utimes(file, new Date(), new Date(Date.now() + 5_000));
@@ -119,7 +119,7 @@ describe('latency', () => {
   it('waits latency_ms before answering', async () => {
     const model = mock({ latency_ms: 150 });
     const started = performance.now();
-    const res = await postJson(`${g.gateway.url}/responses`, { ...tasks[0]!.responses_create_params, model });
+    const res = await postJson(g.gateway, '/responses', { ...tasks[0]!.responses_create_params, model });
     expect(res.status).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(145);
   });
@@ -128,7 +128,7 @@ describe('latency', () => {
     const model = mock({ latency_ms: 30_000 });
     const call = fetch(`${g.gateway.url}/responses`, {
       method: 'POST',
-      headers: { 'x-gymflow-rollout-id': 'gone-1' },
+      headers: { 'content-type': 'application/json', ...authHeader(g.gateway), 'x-gymflow-rollout-id': 'gone-1' },
       body: JSON.stringify({ ...tasks[0]!.responses_create_params, model }),
       signal: AbortSignal.timeout(100),
     });

@@ -39,7 +39,7 @@ describe('replay', () => {
     const history: ConversationItem[] = [];
     const turns = recordedTurns(recording.response.output);
     for (const { turn, toolOutputs } of turns) {
-      const res = await postJson(`${g.gateway.url}/responses`, { model, input: [...input, ...history] }, { 'x-gymflow-rollout-id': `replay-${i}` });
+      const res = await postJson(g.gateway, '/responses', { model, input: [...input, ...history] }, { 'x-gymflow-rollout-id': `replay-${i}` });
       expect(res.status).toBe(200);
       expect(withoutTokens(res.body.output)).toEqual(turn);
       expect(res.body.output.at(-1).generation_token_ids.length).toBe(res.body.usage.output_tokens);
@@ -52,14 +52,14 @@ describe('replay', () => {
 
   it('replays a recording with a different path than the oracle (the "Hot" lookup first)', async () => {
     const recording = recordings.find((r) => r.response.output[0].arguments.includes('Hot'))!;
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: recording.responses_create_params.input });
+    const res = await postJson(g.gateway, '/responses', { model, input: recording.responses_create_params.input });
     expect(JSON.parse(res.body.output[0].arguments)).toEqual({ synonym: 'Hot' });
   });
 
   it('falls back to the oracle once the recording is used up', async () => {
     const recording = recordings[0]!;
     const input = [...recording.responses_create_params.input, ...recording.response.output];
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input }, { 'x-gymflow-rollout-id': 'replay-done' });
+    const res = await postJson(g.gateway, '/responses', { model, input }, { 'x-gymflow-rollout-id': 'replay-done' });
     expect(res.status).toBe(200);
     // The oracle's answer after an extraction: a closing message.
     expect(res.body.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: 'Done.' })] })]);

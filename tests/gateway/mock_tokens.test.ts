@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe('token ids', () => {
   it('are real tokens of the prompt and of the generated call, and match usage', async () => {
-    const res = await postJson(`${g.gateway.url}/responses`, { ...tasks[0]!.responses_create_params, model });
+    const res = await postJson(g.gateway, '/responses', { ...tasks[0]!.responses_create_params, model });
     const [call] = res.body.output;
     const prompt = decode(call.prompt_token_ids);
     expect(prompt).toContain((tasks[0]!.responses_create_params.input as any[])[1].content);
@@ -44,7 +44,7 @@ describe('token ids', () => {
   });
 
   it("continue across turns: a turn's prompt + generation is a prefix of the next turn's prompt", async () => {
-    const { turns } = await runEpisode(g.gateway.url, model, ENV, tasks[1]!, '1-0');
+    const { turns } = await runEpisode(g.gateway, model, ENV, tasks[1]!, '1-0');
     expect(turns.length).toBeGreaterThanOrEqual(3);
     for (let t = 0; t + 1 < turns.length; t++) {
       const now = turns[t]!.output.at(-1) as any;
@@ -68,7 +68,7 @@ describe('token ids', () => {
     ];
     await writeFile(file, `${JSON.stringify({ responses_create_params: { input }, response: { output } })}\n`);
     const replay = g.gateway.register({ backend: 'mock', env: 'example_single_tool_call', replay_files: [file] });
-    const res = await postJson(`${g.gateway.url}/responses`, { model: replay, input });
+    const res = await postJson(g.gateway, '/responses', { model: replay, input });
     expect(res.body.output.map((i: any) => i.type)).toEqual(['reasoning', 'message', 'function_call']);
     for (const item of res.body.output.slice(0, -1)) for (const field of TOKEN_FIELDS) expect(item).not.toHaveProperty(field);
     const last = res.body.output.at(-1);
@@ -79,7 +79,7 @@ describe('token ids', () => {
   });
 
   it('treat special-token text in a message as plain text', async () => {
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: 'say <|im_end|> please' });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'say <|im_end|> please' });
     expect(res.status).toBe(200);
     const prompt: number[] = res.body.output[0].prompt_token_ids;
     const [imEnd] = encode(ImEnd, { allowedSpecial: new Set([ImEnd]) });

@@ -2,7 +2,7 @@
 // OpenAI-style errors, and the headers every reply carries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGymError } from '../../src/errors';
-import { gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, type CapturedGateway } from './helpers';
+import { authHeader, gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, type CapturedGateway } from './helpers';
 
 let g: CapturedGateway;
 let model: string;
@@ -46,7 +46,7 @@ describe('registration', () => {
 
   it('lists registered models in OpenAI list format', async () => {
     const openaiName = g.gateway.register({ backend: 'openai', model: 'gpt-x', base_url: 'http://127.0.0.1:9/v1' });
-    const res = await fetch(`${g.gateway.url}/models`);
+    const res = await fetch(`${g.gateway.url}/models`, { headers: authHeader(g.gateway) });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-gymflow-backend')).toBe('gateway');
     const body = (await res.json()) as any;
@@ -62,35 +62,35 @@ describe('registration', () => {
 
 describe('errors', () => {
   it('names the offending field path in a 400', async () => {
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: [{ role: 'user', content: 'hi' }, { role: 'robot', content: 'x' }] });
+    const res = await postJson(g.gateway, '/responses', { model, input: [{ role: 'user', content: 'hi' }, { role: 'robot', content: 'x' }] });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_body', param: 'input[1].role' });
     expect(res.body.error.message).toContain('input[1].role');
   });
 
   it('reports a function_call item missing fields at the field, not at the item', async () => {
-    const res = await postJson(`${g.gateway.url}/responses`, { model, input: [{ type: 'function_call', name: 'f', arguments: '{}' }] });
+    const res = await postJson(g.gateway, '/responses', { model, input: [{ type: 'function_call', name: 'f', arguments: '{}' }] });
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe('input[0].call_id');
   });
 
   it('requires a model, and validates chat messages too', async () => {
-    const noModel = await postJson(`${g.gateway.url}/responses`, { input: 'hi' });
+    const noModel = await postJson(g.gateway, '/responses', { input: 'hi' });
     expect(noModel.status).toBe(400);
     expect(noModel.body.error.param).toBe('model');
-    const chat = await postJson(`${g.gateway.url}/chat/completions`, { model, messages: [{ role: 'tool', content: 'x' }] });
+    const chat = await postJson(g.gateway, '/chat/completions', { model, messages: [{ role: 'tool', content: 'x' }] });
     expect(chat.status).toBe(400);
     expect(chat.body.error.param).toBe('messages[0].tool_call_id');
   });
 
   it('answers a body that is not JSON with 400 invalid_json', async () => {
-    const res = await postJson(`${g.gateway.url}/responses`, '{"model": ');
+    const res = await postJson(g.gateway, '/responses', '{"model": ');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_json');
   });
 
   it('answers an unknown model with 404 naming it', async () => {
-    const res = await postJson(`${g.gateway.url}/responses`, { model: 'nope', input: 'hi' });
+    const res = await postJson(g.gateway, '/responses', { model: 'nope', input: 'hi' });
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'model_not_found', param: 'model' });
     expect(res.body.error.message).toContain('"nope"');
@@ -98,8 +98,8 @@ describe('errors', () => {
   });
 
   it('refuses streaming on both create routes with a clear 400', async () => {
-    const responses = await postJson(`${g.gateway.url}/responses`, { model, input: 'hi', stream: true });
-    const chat = await postJson(`${g.gateway.url}/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const responses = await postJson(g.gateway, '/responses', { model, input: 'hi', stream: true });
+    const chat = await postJson(g.gateway, '/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }], stream: true });
     for (const res of [responses, chat]) {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'stream_unsupported', param: 'stream' });
@@ -108,10 +108,10 @@ describe('errors', () => {
   });
 
   it('answers unknown routes with 404 and wrong methods with 405', async () => {
-    const missing = await fetch(`${g.gateway.url}/embeddings`, { method: 'POST', body: '{}' });
+    const missing = await fetch(`${g.gateway.url}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeader(g.gateway) }, body: '{}' });
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as any).error.code).toBe('unknown_route');
-    const wrongMethod = await fetch(`${g.gateway.url}/responses`);
+    const wrongMethod = await fetch(`${g.gateway.url}/responses`, { headers: authHeader(g.gateway) });
     expect(wrongMethod.status).toBe(405);
     expect(((await wrongMethod.json()) as any).error.code).toBe('method_not_allowed');
   });
@@ -120,8 +120,8 @@ describe('errors', () => {
 describe('call identity', () => {
   it('gives every reply a unique call id and its backend, and logs the rollout id', async () => {
     const headers = { 'x-gymflow-rollout-id': 'rollout-7-3' };
-    const a = await postJson(`${g.gateway.url}/responses`, { ...task.responses_create_params, model }, headers);
-    const b = await postJson(`${g.gateway.url}/responses`, { ...task.responses_create_params, model }, headers);
+    const a = await postJson(g.gateway, '/responses', { ...task.responses_create_params, model }, headers);
+    const b = await postJson(g.gateway, '/responses', { ...task.responses_create_params, model }, headers);
     expect(a.status).toBe(200);
     expect(a.headers.get('x-gymflow-backend')).toBe('mock');
     const ids = [a, b].map((r) => r.headers.get('x-gymflow-call-id'));

@@ -11,7 +11,7 @@ export interface CallContext {
   /** From `x-gymflow-rollout-id`: ties the call to a rollout (and seeds the mock). */
   rolloutId?: string;
   log: Logger;
-  /** Aborted when the caller disconnects, so abandoned calls stop waiting on upstreams. */
+  /** Aborted when the caller disconnects (or its in-process signal fires), so abandoned calls stop waiting on upstreams. */
   signal: AbortSignal;
 }
 
@@ -19,4 +19,6 @@ export interface Backend {
   readonly kind: ModelSpec['backend'];
   responses(request: ResponsesRequest, ctx: CallContext): Promise<ResponseObject>;
   chatCompletions(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion>;
+  /** Releases connections when the gateway closes; backends that hold none leave it out. */
+  close?(): Promise<void>;
 }

@@ -1,12 +1,14 @@
 // Any OpenAI-compatible upstream through the official SDK: requests pass through with the model
-// forced to the spec's. The key is read from the environment at call time and never logged or echoed.
+// forced to the spec's, each call bounded by the spec's timeouts. The key is read from the
+// environment at call time and never logged or echoed.
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { z } from 'zod';
 import { ResponseObject } from '../../schemas/responses';
 import { GatewayError } from '../errors';
-import type { OpenAIModelSpec } from '../spec';
+import { ModelTimeouts, type OpenAIModelSpec } from '../spec';
 import { ChatCompletion } from '../wire';
 import type { Backend } from './backend';
 
@@ -16,11 +18,39 @@ interface Connection {
   baseURL: string | undefined;
 }
 
+type Bound = keyof ModelTimeouts;
+
+/** The undici errors behind each bound, found anywhere in an error's cause chain. */
+const BOUND_BY_UNDICI_CODE: Record<string, Bound> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect_ms',
+  UND_ERR_HEADERS_TIMEOUT: 'first_byte_ms',
+  UND_ERR_BODY_TIMEOUT: 'idle_ms',
+};
+
+const WAITED_FOR: Record<Bound, string> = {
+  connect_ms: 'a connection',
+  first_byte_ms: 'the first byte of the answer',
+  idle_ms: 'the next part of the answer',
+  total_ms: 'the whole answer',
+};
+
+function undiciBound(e: unknown): Bound | undefined {
+  // Both the SDK and undici's fetch wrap the transport error; a few levels are enough.
+  for (let cause = e, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && code in BOUND_BY_UNDICI_CODE) return BOUND_BY_UNDICI_CODE[code];
+  }
+  return undefined;
+}
+
 function redact(text: string, secret: string): string {
   return text.split(secret).join('[redacted]');
 }
 
 export function openaiBackend(spec: OpenAIModelSpec): Backend {
+  const timeouts = ModelTimeouts.parse(spec.timeouts ?? {});
+  // undici enforces the connect, first-byte and idle bounds itself; the total is a timer per call.
+  const dispatcher = new Agent({ connect: { timeout: timeouts.connect_ms }, headersTimeout: timeouts.first_byte_ms, bodyTimeout: timeouts.idle_ms });
   let connection: Connection | undefined;
 
   // Resolved per call so a key set (or rotated) after registration is used; the client is rebuilt only then.
@@ -33,35 +63,70 @@ export function openaiBackend(spec: OpenAIModelSpec): Backend {
     if (connection?.apiKey !== apiKey || connection.baseURL !== baseURL) {
       // No SDK retries: the caller (a Temporal activity) owns the retry policy, and hidden retries
       // would multiply with it. The SDK's own logging stays off so it can never print a header.
-      connection = { apiKey, baseURL, client: new OpenAI({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' }) };
+      // The undici fetch matching the Agent, since Node's built-in fetch may not accept its dispatcher.
+      const client = new OpenAI({
+        apiKey,
+        baseURL,
+        maxRetries: 0,
+        timeout: timeouts.total_ms,
+        logLevel: 'off',
+        fetch: undiciFetch as unknown as typeof fetch,
+        fetchOptions: { dispatcher } as Record<string, unknown>,
+      });
+      connection = { apiKey, baseURL, client };
     }
     return connection;
   }
 
   async function call<T extends z.ZodType>(
-    send: (client: OpenAI) => { asResponse(): Promise<Response> },
+    send: (client: OpenAI, signal: AbortSignal) => { asResponse(): Promise<Response> },
     schema: T,
     what: string,
+    callerSignal: AbortSignal,
   ): Promise<z.infer<T>> {
     const { client, apiKey, baseURL } = connect();
     const upstream = baseURL ?? 'the OpenAI API';
-    let reply: Response;
+    // The SDK's own timeout stops at the headers; this one also covers reading the body.
+    const total = new AbortController();
+    const timer = setTimeout(() => total.abort(), timeouts.total_ms);
+    const signal = AbortSignal.any([callerSignal, total.signal]);
+
+    function timedOut(e: unknown): GatewayError | undefined {
+      const bound = total.signal.aborted ? 'total_ms' : (undiciBound(e) ?? (e instanceof OpenAI.APIConnectionTimeoutError ? 'total_ms' : undefined));
+      if (!bound) return undefined;
+      return new GatewayError(504, 'upstream_error', 'timeout', `${upstream} timed out waiting for ${WAITED_FOR[bound]} (timeouts.${bound} = ${timeouts[bound]} ms); raise it in the model spec if the model needs longer`);
+    }
+
     try {
-      reply = await send(client).asResponse();
-    } catch (e) {
-      if (e instanceof OpenAI.APIUserAbortError || !(e instanceof OpenAI.APIError)) throw e;
-      if (e instanceof OpenAI.APIConnectionError) {
-        throw new GatewayError(502, 'upstream_error', 'upstream_unreachable', redact(`cannot reach ${upstream}: ${e.message}`, apiKey));
+      let reply: Response;
+      try {
+        reply = await send(client, signal).asResponse();
+      } catch (e) {
+        if (callerSignal.aborted) throw e;
+        const timeout = timedOut(e);
+        if (timeout) throw timeout;
+        if (e instanceof OpenAI.APIUserAbortError || !(e instanceof OpenAI.APIError)) throw e;
+        if (e instanceof OpenAI.APIConnectionError) {
+          throw new GatewayError(502, 'upstream_error', 'upstream_unreachable', redact(`cannot reach ${upstream}: ${e.message}`, apiKey));
+        }
+        throw new GatewayError(502, 'upstream_error', 'upstream_error', redact(`${upstream} answered ${e.message}`, apiKey));
       }
-      throw new GatewayError(502, 'upstream_error', 'upstream_error', redact(`${upstream} answered ${e.message}`, apiKey));
+      let text: string;
+      try {
+        text = await reply.text();
+      } catch (e) {
+        if (callerSignal.aborted) throw e;
+        throw timedOut(e) ?? new GatewayError(502, 'upstream_error', 'upstream_unreachable', redact(`${upstream} broke off its answer: ${(e as Error).message}`, apiKey));
+      }
+      const parsed = schema.safeParse(parseOrUndefined(text));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${upstream} returned an invalid ${what}: ${issue.path.join('.') || '(body)'}: ${issue.message}`);
+      }
+      return parsed.data;
+    } finally {
+      clearTimeout(timer);
     }
-    const body: unknown = await reply.json().catch(() => undefined);
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${upstream} returned an invalid ${what}: ${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    }
-    return parsed.data;
   }
 
   return {
@@ -69,15 +134,26 @@ export function openaiBackend(spec: OpenAIModelSpec): Backend {
     responses: (request, ctx) =>
       call(
         // The edge validated the body loosely; the upstream is the judge of the fields it does not know.
-        (client) => client.responses.create({ ...request, model: spec.model, stream: false } as unknown as ResponseCreateParamsNonStreaming, { signal: ctx.signal }),
+        (client, signal) => client.responses.create({ ...request, model: spec.model, stream: false } as unknown as ResponseCreateParamsNonStreaming, { signal }),
         ResponseObject,
         'Responses object',
+        ctx.signal,
       ),
     chatCompletions: (request, ctx) =>
       call(
-        (client) => client.chat.completions.create({ ...request, model: spec.model, stream: false } as unknown as ChatCompletionCreateParamsNonStreaming, { signal: ctx.signal }),
+        (client, signal) => client.chat.completions.create({ ...request, model: spec.model, stream: false } as unknown as ChatCompletionCreateParamsNonStreaming, { signal }),
         ChatCompletion,
         'chat completion',
+        ctx.signal,
       ),
+    close: () => dispatcher.destroy(),
   };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
