@@ -1,6 +1,6 @@
-// Calls a model through the gateway over HTTP (the same route an external harness uses), tagging
-// the call with its rollout so the gateway can tie them together.
-import { request } from 'undici';
+// Calls a model through the worker's own gateway in-process (the same handler an external harness
+// reaches over HTTP, minus the loopback hop), tagging the call with its rollout, and turns a failed
+// call into the error code that decides whether it is retried and how the sidecar classes it.
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
 import { ResponseObject, type ResponseCreateParams } from '../src/schemas/responses';
@@ -13,10 +13,14 @@ export interface ModelCallResult {
   response: ResponseObject;
 }
 
-/** A refused request (4xx but 408, 409, 429) is not retried; a timeout is its own class. */
-export function modelFailureCode(status: number): ErrorCode {
-  if (status === 408 || status === 504) return 'TIMEOUT';
-  if (status >= 400 && status < 500 && status !== 409 && status !== 429) return 'MODEL_REJECTED';
+/**
+ * A refused request (4xx but 408, 409, 429, at the gateway or upstream) is not retried; a timeout is its
+ * own class; anything else is a model error worth retrying.
+ */
+export function modelFailureCode(status: number, errorCode?: string): ErrorCode {
+  if (errorCode === 'timeout' || status === 408 || status === 504) return 'TIMEOUT';
+  if (errorCode === 'upstream_rejected') return 'MODEL_REJECTED';
+  if (status >= 400 && status < 500 && status !== 409 && status !== 429 && status !== 499) return 'MODEL_REJECTED';
   return 'MODEL_ERROR';
 }
 
@@ -34,21 +38,13 @@ export async function callModelThroughGateway(
 ): Promise<ModelCallResult> {
   const model = gateway.register(spec);
   const started = performance.now();
-  const res = await request(`${gateway.url}/responses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}`, 'x-gymflow-rollout-id': rolloutId },
-    body: JSON.stringify({ ...withoutNulls(params), model }),
-    signal,
-  });
-  const text = await res.body.text();
+  const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal });
   const latencyMs = performance.now() - started;
-  if (res.statusCode >= 300) throw new GymError(modelFailureCode(res.statusCode), `model ${spec.backend} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
-  const parsed = ResponseObject.safeParse(JSON.parse(text));
+  if (reply.status >= 300) {
+    const error = (reply.body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    throw new GymError(modelFailureCode(reply.status, error?.code), `model ${spec.backend} answered HTTP ${reply.status}: ${(error?.message ?? JSON.stringify(reply.body)).slice(0, 500)}`);
+  }
+  const parsed = ResponseObject.safeParse(reply.body);
   if (!parsed.success) throw new GymError('MODEL_ERROR', `model ${spec.backend} returned an invalid Responses object: ${parsed.error.issues[0]?.message}`);
-  return {
-    callId: String(res.headers['x-gymflow-call-id'] ?? parsed.data.id),
-    backend: String(res.headers['x-gymflow-backend'] ?? spec.backend),
-    latencyMs,
-    response: parsed.data,
-  };
+  return { callId: reply.callId, backend: reply.backend, latencyMs, response: parsed.data };
 }

@@ -109,7 +109,9 @@ export function openaiBackend(spec: OpenAIModelSpec): Backend {
         if (e instanceof OpenAI.APIConnectionError) {
           throw new GatewayError(502, 'upstream_error', 'upstream_unreachable', redact(`cannot reach ${upstream}: ${e.message}`, apiKey));
         }
-        throw new GatewayError(502, 'upstream_error', 'upstream_error', redact(`${upstream} answered ${e.message}`, apiKey));
+        // A request the upstream refused (4xx but 408, 409, 429) fails the same way when retried.
+        const refused = e.status !== undefined && e.status >= 400 && e.status < 500 && ![408, 409, 429].includes(e.status);
+        throw new GatewayError(502, 'upstream_error', refused ? 'upstream_rejected' : 'upstream_error', redact(`${upstream} answered ${e.message}`, apiKey));
       }
       let text: string;
       try {
