@@ -7,6 +7,7 @@ import { configuredEnvironmentName, environmentNames, getEnvironment, remoteEnvi
 import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
+import { checkOutputDir } from '../../runs/output-dir';
 import { DEFAULT_RETRY, MAX_CONCURRENCY } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
@@ -144,6 +145,7 @@ export function buildRunConfig(values: Values): RunConfig {
     const issue = parsed.error.issues[0]!;
     throw new GymError('BAD_FLAG', `invalid run settings: ${issue.path.join('.')}: ${issue.message}`);
   }
+  checkOutputDir(runDir);
   return parsed.data;
 }
 
