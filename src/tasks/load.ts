@@ -17,6 +17,7 @@ export interface LoadedTasks {
 }
 
 const MAX_REPORTED = 20;
+const MAX_LINES_NAMED = 10;
 
 interface DecodedText {
   text: string;
@@ -64,8 +65,9 @@ function duplicateIndexProblems(lines: JsonlLine[]): string[] {
   const problems: string[] = [];
   for (const [index, holders] of byIndex) {
     if (holders.length < 2) continue;
-    const named = holders.map((h) => (h.positional ? `${h.line} (no _ng_task_index, so its position ${index})` : String(h.line)));
-    problems.push(`lines ${named.join(', ')}: the same _ng_task_index ${index}; every task needs its own`);
+    const named = holders.slice(0, MAX_LINES_NAMED).map((h) => (h.positional ? `${h.line} (no _ng_task_index, so its position ${index})` : String(h.line)));
+    const rest = holders.length > MAX_LINES_NAMED ? ` and ${holders.length - MAX_LINES_NAMED} more` : '';
+    problems.push(`lines ${named.join(', ')}${rest}: the same _ng_task_index ${index}; every task needs its own`);
   }
   return problems;
 }
@@ -115,10 +117,11 @@ export async function loadTasks(file: string, env: AnyEnvironment, limit?: numbe
   const rows: Record<string, unknown>[] = [];
   for (const line of used) {
     const found = rowProblems(line, env, notUtf8);
-    problems.push(...found);
+    for (const p of found) problems.push(p);
     if (!found.length) rows.push(line.value as Record<string, unknown>);
   }
-  problems.push(...duplicateIndexProblems(used));
+  // A loop, not push(...): a large file can have more duplicates than a call takes arguments.
+  for (const p of duplicateIndexProblems(used)) problems.push(p);
   if (problems.length) await reportProblems(file, env, problems);
   if (rows.length === 0) throw new GymError('BAD_INPUT', `${file} has no task rows`);
   const hash = createHash('sha256');

@@ -49,6 +49,9 @@ describe('loading a task file refuses rows it cannot run as given', () => {
     const file = await taskFile(['a', 'b', 'c', 'd'].map((q) => mcqaRow(q, { _ng_task_index: 0 })).join('\n') + '\n');
     const err = await refusal(file);
     expect(err.details).toEqual([expect.stringMatching(/^lines 1, 2, 3, 4: the same _ng_task_index 0\b/)]);
+    // Many holders of one index are named up to ten, then counted.
+    const many = await taskFile(Array.from({ length: 12 }, (_, i) => mcqaRow(`q${i}`, { _ng_task_index: 5 })).join('\n'));
+    expect((await refusal(many)).details).toEqual([expect.stringMatching(/^lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more: the same _ng_task_index 5\b/)]);
   });
 
   it('refuses an index that another row without one takes from its position', async () => {
