@@ -1,4 +1,5 @@
 // `gym eval status|list|resume`: look at runs, and re-attach to one that is running or interrupted.
+import { statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { GymError } from '../../errors';
@@ -85,10 +86,22 @@ export async function evalList(argv: string[], logger: Logger, say: (line: strin
   }
 }
 
+/** The folder `gym eval resume` was given, refused clearly when it is missing or a file. */
+function runFolder(ref: string): string {
+  let stats;
+  try {
+    stats = statSync(ref);
+  } catch (e) {
+    throw new GymError('NOT_FOUND', `no run folder ${ref} (${(e as NodeJS.ErrnoException).code}); pass the folder given to --output of gym eval run`);
+  }
+  if (!stats.isDirectory()) throw new GymError('BAD_FLAG', `${ref} is a file, not a run folder; pass the folder given to --output of gym eval run`);
+  return ref;
+}
+
 export async function evalResume(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' } }, RESUME_USAGE);
   if (values.help) return say(RESUME_USAGE);
-  const runDir = onePositional(positionals, RESUME_USAGE);
+  const runDir = runFolder(onePositional(positionals, RESUME_USAGE));
   const manifest = await readManifest(runDir);
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY });

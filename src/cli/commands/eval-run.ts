@@ -8,6 +8,7 @@ import { envKey, resolveEnvironment, type EnvRef } from '../../environments/ref'
 import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
+import { checkOutputDir } from '../../runs/output-dir';
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
@@ -160,6 +161,7 @@ export function buildRunConfig(values: Values): RunConfig {
     const issue = parsed.error.issues[0]!;
     throw new GymError('BAD_FLAG', `invalid run settings: ${issue.path.join('.')}: ${issue.message}`);
   }
+  checkOutputDir(runDir);
   return parsed.data;
 }
 

@@ -1,0 +1,59 @@
+// The run folder given to --output, checked before anything starts: made if missing, and proven to be
+// a directory this process can write, so a bad path is a clear flag error rather than a failure mid-run.
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { GymError } from '../errors';
+
+function reason(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EROFS') return 'the file system is read-only';
+  if (code === 'ENOSPC') return 'the disk is full';
+  return code ?? (e as Error).message;
+}
+
+function isDirectory(p: string): boolean | undefined {
+  try {
+    return statSync(p).isDirectory();
+  } catch (e) {
+    // ENOTDIR: an ancestor is a file; walking up finds which one.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new GymError('BAD_FLAG', `--output ${p}: cannot look at it (${reason(e)})`);
+  }
+}
+
+/** Makes each missing folder from the nearest existing ancestor down, naming the ancestor that is a file. */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  let at = dir;
+  for (let kind = isDirectory(at); kind === undefined; kind = isDirectory(at)) {
+    missing.unshift(at);
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  if (isDirectory(at) === false) {
+    throw new GymError('BAD_FLAG', at === dir ? `--output ${dir} is a file, not a folder; choose a folder for the run` : `--output ${dir} cannot be made: ${at} is a file, not a folder`);
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(folder)) continue;
+      throw new GymError('BAD_FLAG', `--output ${dir} cannot be made: cannot create ${folder} (${reason(e)})`);
+    }
+  }
+}
+
+/** Creates `dir` if missing and checks, with a real write, that the run can write files in it. */
+export function checkOutputDir(dir: string): void {
+  makeFolders(dir);
+  const probe = path.join(dir, `.gym-write-probe-${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+  } catch (e) {
+    throw new GymError('BAD_FLAG', `--output folder ${dir} is not writable (${reason(e)}); choose a folder you can write to`);
+  }
+  rmSync(probe, { force: true });
+}
