@@ -1,6 +1,6 @@
 // CPU seconds and peak resident memory of a group of processes (a peer's servers, a Temporal server),
 // sampled from /proc while a case runs, because those processes are not children this script can time.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcessMatch {
@@ -105,4 +105,58 @@ export function watchProcesses(match: ProcessMatch, intervalMs = 500): { stop():
       return { cpu_seconds: total, peak_rss_mib: peakRss / 2 ** 20, processes: peakCount };
     },
   };
+}
+
+export interface WatchedRun {
+  code: number | null;
+  stdout: string;
+  /** The end of stderr, for error messages. */
+  stderrTail: string;
+  /** Seconds from spawn to exit. */
+  seconds: number;
+  /** Seconds from spawn to the first output line `startMarker` matched (undefined when none did). */
+  markedAt?: number;
+  usage: Usage;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Other processes whose usage counts with the child's (e.g. a peer's servers). */
+  alsoWatch?: ProcessMatch;
+  /** A line (stdout or stderr) that marks where the measured part starts, after start-up. */
+  startMarker?: RegExp;
+}
+
+/** Runs a command to its end while watching its (and `alsoWatch`'s) CPU and memory. */
+export async function runWatched(command: string, args: string[], opts: RunOptions = {}): Promise<WatchedRun> {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const watch = watchProcesses({
+    roots: [child.pid!, ...(opts.alsoWatch?.roots ?? [])],
+    cmdlineIncludes: opts.alsoWatch?.cmdlineIncludes,
+  });
+  let stdout = '';
+  let stderr = '';
+  let markedAt: number | undefined;
+  // The marker may straddle two chunks, so each chunk is tested with the end of the one before.
+  let tail = '';
+  const look = (text: string) => {
+    if (markedAt === undefined && opts.startMarker?.test(tail + text)) markedAt = (performance.now() - started) / 1000;
+    tail = text.slice(-500);
+  };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    look(d);
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr = (stderr + d).slice(-20_000);
+    look(d);
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (c) => resolve(c));
+  });
+  const seconds = (performance.now() - started) / 1000;
+  return { code, stdout, stderrTail: stderr.slice(-3000), seconds, markedAt, usage: watch.stop() };
 }
