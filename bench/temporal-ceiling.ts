@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { startTestServer, type TestServer } from '../tests/helpers/temporal-server';
 import * as activities from './temporal/activities';
 import type { WindowInput } from './temporal/workflows';
@@ -62,7 +62,12 @@ async function main(): Promise<void> {
     window: { kind: 'int', default: 256, min: 1, help: 'executions or activities in flight at once' },
     repeats: { kind: 'int', default: 3, min: 1, help: 'runs per case; the medians are reported' },
   });
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  // The SDK's own logs (and its Rust core's) go to stderr: stdout carries only the result line.
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => process.stderr.write(`${entry.level} ${entry.message} ${JSON.stringify(entry.meta ?? {})}\n`)),
+    telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+    shutdownSignals: [],
+  });
   const server = await startTestServer();
   const connection = await NativeConnection.connect({ address: server.address });
   // Slots above the window, so the worker's own limits are not what is measured.
