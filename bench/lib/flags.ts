@@ -57,3 +57,11 @@ export function runMain(main: () => Promise<void>): void {
     },
   );
 }
+
+/** The flags every rollout benchmark takes (peers and Gymflow alike), so all cases are run the same way. */
+export const ROLLOUT_FLAGS = {
+  rollouts: { kind: 'int', default: 500, min: 1, help: 'rollouts per repeat (the mcqa rows, repeated)' },
+  concurrency: { kind: 'int', default: 64, min: 1, help: 'rollouts in flight at once' },
+  'latency-ms': { kind: 'number', default: 0, help: "the mock model's delay per request" },
+  repeats: { kind: 'int', default: 3, min: 1, help: 'runs; the medians are reported' },
+} as const satisfies Record<string, FlagSpec>;

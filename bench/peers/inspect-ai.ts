@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { GymError } from '../../src/errors';
 import { measure, printResults } from '../lib/cases';
-import { parseFlags, runMain } from '../lib/flags';
+import { ROLLOUT_FLAGS, parseFlags, runMain } from '../lib/flags';
 import { runWatched } from '../lib/processes';
 import { ensureO200kCache } from './tiktoken-cache';
 import { BENCH_STATE, MCQA_ROWS, requireVenv } from './venvs';
@@ -15,12 +15,7 @@ const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'inspect_
 const ScriptResult = z.object({ units: z.number(), seconds: z.number(), mean_reward: z.number() });
 
 async function main(): Promise<void> {
-  const flags = parseFlags('node --import tsx bench/peers/inspect-ai.ts [flags]', {
-    rollouts: { kind: 'int', default: 500, min: 1, help: 'samples per repeat (the mcqa rows, repeated)' },
-    concurrency: { kind: 'int', default: 64, min: 1, help: 'max_connections and max_samples' },
-    'latency-ms': { kind: 'number', default: 0, help: "delay inside the mock model's answer" },
-    repeats: { kind: 'int', default: 3, min: 1, help: 'runs; the medians are reported' },
-  });
+  const flags = parseFlags('node --import tsx bench/peers/inspect-ai.ts [flags]', ROLLOUT_FLAGS);
   const venv = requireVenv('inspect');
   const cacheDir = path.join(BENCH_STATE, 'tiktoken');
   await ensureO200kCache(cacheDir, venv.sitePackages);

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import path from 'node:path';
 import { GymError } from '../../src/errors';
 import { measure, printResults } from '../lib/cases';
-import { parseFlags, runMain } from '../lib/flags';
+import { ROLLOUT_FLAGS, parseFlags, runMain } from '../lib/flags';
 import { runWatched } from '../lib/processes';
 import { startMockOpenAI } from '../mock-openai-server';
 import { BENCH_STATE, MCQA_ROWS, countRows, requireVenv, type Venv } from './venvs';
@@ -83,12 +83,7 @@ async function stopServers(child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const flags = parseFlags('node --import tsx bench/peers/nemo-gym.ts [flags]', {
-    rollouts: { kind: 'int', default: 500, min: 1, help: 'rollouts per repeat (the mcqa rows × --num-repeats)' },
-    concurrency: { kind: 'int', default: 64, min: 1, help: "gym eval run's --concurrency" },
-    'latency-ms': { kind: 'number', default: 0, help: "the mock model's delay per request" },
-    repeats: { kind: 'int', default: 3, min: 1, help: 'runs; the medians are reported' },
-  });
+  const flags = parseFlags('node --import tsx bench/peers/nemo-gym.ts [flags]', ROLLOUT_FLAGS);
   const venv = requireVenv('nemo-gym');
   const rows = countRows(MCQA_ROWS);
   const numRepeats = Math.ceil(flags.rollouts / rows);
