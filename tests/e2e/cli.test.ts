@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { defaultRunId } from '../../src/runs/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gym } from '../helpers/gym-cli';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
@@ -104,7 +105,7 @@ describe('gym eval against a running server', () => {
 
     const list = await gym(['eval', 'list', '--json'], env);
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.stdout).map((x: { run: string }) => x.run)).toContain('cli-run');
+    expect(JSON.parse(list.stdout).map((x: { run: string }) => x.run)).toContain(defaultRunId(out));
 
     // A different configuration into the same folder is refused.
     const clash = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--limit', '4'], env);
