@@ -118,11 +118,14 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     const output = withIds(turn.output, turn.seed);
     const last = output[output.length - 1]!;
     // A recorded turn that already carries a model's real token ids keeps them.
-    const tokens = trainingTokensOf(last) ?? turnTokens(request, output, turn.seed);
+    const recorded = trainingTokensOf(last);
+    const encoded = recorded ? undefined : await turnTokens(request, output, turn.seed);
+    const tokens = recorded ?? encoded!.ids;
     output[output.length - 1] = { ...last, ...tokens };
     ctx.log.debug({ source: turn.source, items: output.length }, 'mock: turn');
     const inputTokens = tokens.prompt_token_ids.length;
     const outputTokens = tokens.generation_token_ids.length;
+    const longWordsSplit = encoded?.longWordsSplit ?? 0;
     return {
       id: randomId('resp'),
       object: 'response',
@@ -134,7 +137,8 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
         input_tokens: inputTokens,
         output_tokens: outputTokens,
         total_tokens: inputTokens + outputTokens,
-        input_tokens_details: { cached_tokens: 0 },
+        // Counts match the ids returned; when a giant word was encoded in slices, usage says so.
+        input_tokens_details: { cached_tokens: 0, ...(longWordsSplit > 0 ? { long_words_split: longWordsSplit } : {}) },
         output_tokens_details: { reasoning_tokens: 0 },
       },
       incomplete_details: null,
