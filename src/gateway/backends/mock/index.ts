@@ -1,5 +1,5 @@
 // The deterministic mock policy: it recognises the task a request belongs to, then replays a recorded
-// rollout or plays the environment's oracle, answering with real token ids. Same spec, task, rollout
+// rollout or plays the environment's oracle (oracles.ts), answering with real token ids. Same spec, task, rollout
 // id and history → same answer, so tests, demos and benchmarks are reproducible.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getEnvironment } from '../../../environments/registry';
@@ -14,6 +14,7 @@ import { turnTokens } from '../../tokens';
 import type { ResponsesRequest } from '../../wire';
 import type { Backend, CallContext } from '../backend';
 import { FileCache, InputIndex, parseJsonl, type PrefixMatch } from './inputs';
+import { oracleFor } from './oracles';
 import { RecordedRollout, replayTurn } from './replay';
 
 /** Task and recording indexes, shared by every mock model of one gateway. */
@@ -58,6 +59,7 @@ function plainMessage(text: string): ConversationItem {
 export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
   // Looked up at registration, so a misspelt environment fails there rather than on the first call.
   const env: AnyEnvironment = getEnvironment(spec.env);
+  const oracle = oracleFor(spec.env);
 
   async function longestRecordingMatch(items: readonly string[]): Promise<PrefixMatch<RecordedRollout> | undefined> {
     let best: PrefixMatch<RecordedRollout> | undefined;
@@ -75,10 +77,10 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
       return [];
     };
     if (!task) return skip('no task row matches this conversation, so there is no oracle to play');
-    if (!env.oracle) return skip('the environment has no oracle');
+    if (!oracle) return skip('the environment has no oracle');
     const parsed = env.taskSchema.safeParse(task.rows[0]);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
-    return env.oracle(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed) });
+    return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings });
   }
 
   async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {
