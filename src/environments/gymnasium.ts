@@ -6,7 +6,8 @@ import type { ConversationItem, FunctionCallOutputItem, MessageItem } from '../s
 import type { TaskRow } from '../schemas/task';
 import type { VerifyResult } from '../schemas/verify';
 import { seededRng, type Rng } from '../util/rng';
-import type { Environment, OracleOptions } from './types';
+import { defineEnvironment } from './define';
+import type { Environment } from './types';
 
 export type GymInfo = Record<string, unknown>;
 
@@ -34,7 +35,6 @@ export interface GymnasiumEnvironment<Task extends TaskRow = TaskRow, State = un
   step(task: Task, state: State, turn: readonly ConversationItem[]): GymStep<State>;
   /** Why a finished episode did not succeed, or undefined when it did. */
   failureReason(episode: Episode<State>): string | undefined;
-  oracle?(task: Task, history: readonly ConversationItem[], options: OracleOptions): ConversationItem[];
 }
 
 /** An episode's bookkeeping as gymnasium_agent keeps it; JSON-serialisable when the environment state is. */
@@ -186,8 +186,7 @@ export function isGymnasiumBacked(env: object): env is GymnasiumBacked<TaskRow, 
  * the task and the response.
  */
 export function asEnvironment<Task extends TaskRow, State>(gym: GymnasiumEnvironment<Task, State>): GymnasiumBacked<Task, State> {
-  return {
-    gymnasium: gym,
+  const env = defineEnvironment<Task, Episode<State>>({
     agent: 'gymnasium_agent',
     reset(task) {
       const { episode, input } = startEpisode(gym, task);
@@ -200,9 +199,9 @@ export function asEnvironment<Task extends TaskRow, State>(gym: GymnasiumEnviron
     name: gym.name,
     description: gym.description,
     taskSchema: gym.taskSchema,
+    // Verify replays the response through reset/step: the stored rollout is enough.
     reverifyMode: 'stateless',
     seedSession: (task) => startEpisode(gym, task).episode,
-    tools: {},
     verify(task, response, { state }): VerifyResult {
       const { episode, done, diverged: replayDiffers } = replayEpisode(gym, task, response.output);
       // When the loop hands over the episode it played, the replay must agree with it (same deal, same steps).
@@ -223,8 +222,8 @@ export function asEnvironment<Task extends TaskRow, State>(gym: GymnasiumEnviron
         ...(failure ? { failure_reason: failure } : {}),
       };
     },
-    ...(gym.oracle ? { oracle: gym.oracle.bind(gym) } : {}),
-  };
+  });
+  return { ...env, gymnasium: gym };
 }
 
 function sameOutcome<State>(a: Episode<State>, b: Episode<State>): boolean {

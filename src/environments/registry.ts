@@ -90,18 +90,25 @@ export function configuredEnvironmentName(name: string, options: Record<string, 
   return `${name}?${keys.map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(JSON.stringify(options[k]))}`).join('&')}`;
 }
 
-function configuredEnvironment(name: string): AnyEnvironment {
-  const [base, query] = [name.slice(0, name.indexOf('?')), name.slice(name.indexOf('?') + 1)];
-  const env = getEnvironment(base);
-  if (!env.configurable) throw new GymError('BAD_FLAG', `environment "${base}" has no settings`);
+/** The inverse of configuredEnvironmentName: the base name and the settings (none for a plain name). */
+export function parseConfiguredName(name: string): { base: string; options: Record<string, unknown> } {
+  const at = name.indexOf('?');
+  if (at < 0 || name.startsWith(REMOTE_PREFIX)) return { base: name, options: {} };
   const options: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(query)) {
+  for (const [key, value] of new URLSearchParams(name.slice(at + 1))) {
     try {
       options[key] = JSON.parse(value);
     } catch {
       options[key] = value;
     }
   }
+  return { base: name.slice(0, at), options };
+}
+
+function configuredEnvironment(name: string): AnyEnvironment {
+  const { base, options } = parseConfiguredName(name);
+  const env = getEnvironment(base);
+  if (!env.configurable) throw new GymError('BAD_FLAG', `environment "${base}" has no settings`);
   // Strict: a misspelt setting must be an error, not silently ignored.
   const parsed = env.configurable.schema.strict().safeParse(options);
   if (!parsed.success) {

@@ -1,10 +1,9 @@
 // The Environment interface: what every environment (NeMo Gym's "resources server") provides —
-// a task_data schema, tools, and verify — plus an optional oracle the mock policy uses to play it.
+// a task_data schema, tools, and verify. Environments are written with defineEnvironment (define.ts).
 import type { z } from 'zod';
 import type { ConversationItem, ResponseCreateParams, ResponseObject } from '../schemas/responses';
 import type { TaskRow } from '../schemas/task';
 import type { VerifyResult } from '../schemas/verify';
-import type { Rng } from '../util/rng';
 
 /** What a tool call returns: an HTTP-like status and a JSON body, sent back to the model as text. */
 export interface ToolReply<State> {
@@ -32,12 +31,6 @@ export interface VerifyContext<State> {
   judge?: JudgeCall;
 }
 
-export interface OracleOptions {
-  /** Whether this rollout should be answered correctly (drawn by the mock with its accuracy). */
-  correct: boolean;
-  rng: Rng;
-}
-
 export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   name: string;
   description: string;
@@ -53,25 +46,20 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   /** True when verify cannot grade without a judge model (the run must name one). */
   requiresJudge?: boolean;
   /**
-   * Turn-based environments (NeMo Gym's gymnasium agent) answer each model turn themselves instead of
-   * through tools: `reset` gives the first observation, `step` the reply to one turn.
-   */
-  /**
    * The environment's settings (NeMo Gym's per-server config keys), for environments that have any:
    * `schema` validates options given for a run, `create` builds the environment with them applied
    * over its defaults.
    */
   configurable?: { schema: z.ZodObject; create(options: Record<string, any>): AnyEnvironment };
+  /**
+   * Turn-based environments (NeMo Gym's gymnasium agent) answer each model turn themselves instead of
+   * through tools: `reset` gives the first observation, `step` the reply to one turn.
+   */
   reset?(task: Task): { state: State; items: ConversationItem[] };
   step?(task: Task, state: State, turn: readonly ConversationItem[]): TurnReply<State>;
   seedSession(task: Task): Promise<State> | State;
   tools: Record<string, Tool<Task, State, any>>;
   verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
-  /**
-   * The next items a policy would emit, given what it has emitted so far (`history` holds only the
-   * items after the task's input). The mock policy uses it to play the environment.
-   */
-  oracle?(task: Task, history: readonly ConversationItem[], options: OracleOptions): ConversationItem[];
 }
 
 export type AgentKind = 'simple_agent' | 'non_executing_agent' | 'gymnasium_agent';

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentNames, getEnvironment } from '../../src/environments/registry';
+import { oracleFor } from '../../src/gateway/backends/mock/oracles';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 // Judge-graded environments are run end to end with a replayed judge in judge-e2e.test.ts.
-describe.each(environmentNames().filter((n) => getEnvironment(n).oracle && !getEnvironment(n).requiresJudge))('%s in a durable eval', (name) => {
+describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n).requiresJudge))('%s in a durable eval', (name) => {
   it('rewards the oracle when right and not when wrong', async () => {
     const inputFile = exampleFile(name);
     const right = await runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy: 1 } }));

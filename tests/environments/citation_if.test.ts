@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { citationIf } from '../../src/environments/citation_if';
 import type { CitationIfTask } from '../../src/environments/citation_if/task';
+import { citationIfOracle } from '../../src/environments/citation_if/oracle';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, readJsonl } from './nemo_fixtures';
 
@@ -121,7 +122,7 @@ describe('citation_if gates', () => {
 describe('citation_if oracle', () => {
   it.each(tasks.map((t, i) => [i, t] as const))('task %i: correct passes, wrong fails', (_i, task) => {
     for (const correct of [true, false]) {
-      const output = citationIf.oracle!(task, [], { correct, rng: seededRng(3) });
+      const output = citationIfOracle(task, [], { correct, rng: seededRng(3) });
       expect(verify(task, { id: 'oracle', output }).reward).toBe(correct ? 1 : 0);
     }
   });

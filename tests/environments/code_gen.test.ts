@@ -5,9 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeGen, createCodeGen, answerKey, CodeGenTask, DEFAULT_CODE_GEN_OPTIONS } from '../../src/environments/code_gen';
+import { codeGen, createCodeGen, CodeGenTask, DEFAULT_CODE_GEN_OPTIONS } from '../../src/environments/code_gen';
 import { extractCode, hasReasoningFormatViolation } from '../../src/environments/code_gen/extract';
 import { createSandbox, type UnitTests } from '../../src/environments/code_gen/sandbox';
+import { answerKey, codeGenOracle } from '../../src/environments/code_gen/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { FIXTURES, answerResponse, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -179,7 +180,7 @@ describe('code_gen oracle', () => {
     const callTask = stdioTask({ inputs: ['[3, 1]\n2', '[]\n0'], outputs: ['[1, 3]', '[]'], fn_name: 'sortIt' });
     for (const task of [...parsed, callTask]) {
       for (const correct of [true, false]) {
-        const output = codeGen.oracle!(task, [], { correct, rng: seededRng(1) });
+        const output = codeGenOracle(task, [], { correct, rng: seededRng(1) });
         const result = await codeGen.verify(task, { id: 'r', output }, { state: null });
         expect(result.reward).toBe(correct ? 1 : 0);
       }

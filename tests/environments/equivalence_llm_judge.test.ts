@@ -10,6 +10,7 @@ import {
 import { DEFAULT_JUDGE_PROMPT_TEMPLATE } from '../../src/environments/equivalence_llm_judge/prompt_template';
 import { EquivalenceTask } from '../../src/environments/equivalence_llm_judge/task';
 import { JudgeError } from '../../src/environments/types';
+import { equivalenceLlmJudgeOracle } from '../../src/environments/equivalence_llm_judge/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, failingJudge, FIXTURES, joinToTasks, readJsonl, replayJudge, textJudge } from './nemo_fixtures';
@@ -156,7 +157,7 @@ describe('equivalence_llm_judge edge cases', () => {
 describe('equivalence_llm_judge oracle', () => {
   it('writes the gold answer where the row regex finds it', () => {
     for (const t of tasks) {
-      const [item] = equivalenceLlmJudge.oracle!(t, [], { correct: true, rng: seededRng(1) });
+      const [item] = equivalenceLlmJudgeOracle(t, [], { correct: true, rng: seededRng(1) });
       const text = (item as unknown as { content: { text: string }[] }).content[0]!.text;
       const regex = new RegExp(t.template_metadata!.output_regex!, 'ms');
       expect(regex.exec(text)?.slice(1).find((g) => g?.trim()) ?? '').toBe(t.expected_answer);

@@ -10,6 +10,7 @@ import {
 } from '../../src/environments/example_multi_turn_gymnasium';
 import { advance, isGymnasiumBacked, replayEpisode, startEpisode, turnText } from '../../src/environments/gymnasium';
 import { exampleMultiStep } from '../../src/environments/example_multi_step';
+import { exampleMultiTurnGymnasiumOracle } from '../../src/environments/example_multi_turn_gymnasium/oracle';
 import type { ConversationItem, MessageItem, ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { FIXTURES, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -134,7 +135,7 @@ describe('example_multi_turn_gymnasium episodes', () => {
       const history: ConversationItem[] = [];
       let { episode } = startEpisode(gym, task);
       for (let done = false; !done; ) {
-        const turn = env.oracle!(task, history, { correct, rng: seededRng(3) });
+        const turn = exampleMultiTurnGymnasiumOracle(task, history, { correct, rng: seededRng(3) });
         const step = advance(gym, task, episode, turn);
         history.push(...turn, ...step.append);
         ({ episode, done } = step);

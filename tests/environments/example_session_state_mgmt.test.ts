@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleSessionStateMgmt as env, CounterTask } from '../../src/environments/example_session_state_mgmt';
+import { exampleSessionStateMgmtOracle } from '../../src/environments/example_session_state_mgmt/oracle';
 import { seededRng } from '../../src/util/rng';
 import type { ConversationItem, ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -70,7 +71,7 @@ describe('example_session_state_mgmt oracle', () => {
         let state = settled(env.seedSession(task));
         const history: ConversationItem[] = [];
         for (let turn = 0; turn < 5; turn++) {
-          const items = env.oracle!(task, history, { correct, rng });
+          const items = exampleSessionStateMgmtOracle(task, history, { correct, rng });
           history.push(...items);
           const last = items.at(-1)!;
           if (last.type !== 'function_call') break;

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exampleToolCallMultireward as env, MultiRewardTask } from '../../src/environments/example_tool_call_multireward';
+import { exampleToolCallMultirewardOracle } from '../../src/environments/example_tool_call_multireward/oracle';
 import { seededRng } from '../../src/util/rng';
 import type { ConversationItem, ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -99,10 +100,10 @@ describe('example_tool_call_multireward oracle', () => {
     for (const raw of readJsonl(path.join(dir, 'example.jsonl'))) {
       const task = MultiRewardTask.parse(raw);
       for (const correct of [true, false]) {
-        const history: ConversationItem[] = [...env.oracle!(task, [], { correct, rng })];
+        const history: ConversationItem[] = [...exampleToolCallMultirewardOracle(task, [], { correct, rng })];
         const { calls } = await replayToolCalls(env, task, null, history);
         history.push({ type: 'function_call_output', call_id: (history[0] as { call_id: string }).call_id, output: JSON.stringify(calls[0]!.ours) });
-        history.push(...env.oracle!(task, history, { correct, rng }));
+        history.push(...exampleToolCallMultirewardOracle(task, history, { correct, rng }));
         expect(settled(env.verify(task, { id: 'r', output: history }, ctx)).reward).toBe(correct ? 2 : 1);
       }
     }

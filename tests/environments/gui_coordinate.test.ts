@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { guiCoordinate, GuiCoordinateTask } from '../../src/environments/gui_coordinate';
+import { guiCoordinateOracle } from '../../src/environments/gui_coordinate/oracle';
 import { seededRng } from '../../src/util/rng';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, answerResponse, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -74,8 +75,8 @@ describe('gui_coordinate oracle', () => {
     const rng = seededRng('gui');
     for (const raw of readJsonl(path.join(dir, 'example.jsonl'))) {
       const task = GuiCoordinateTask.parse(raw);
-      const hit = settled(guiCoordinate.verify(task, { id: 'r', output: guiCoordinate.oracle!(task, [], { correct: true, rng }) }, ctx));
-      const miss = settled(guiCoordinate.verify(task, { id: 'r', output: guiCoordinate.oracle!(task, [], { correct: false, rng }) }, ctx));
+      const hit = settled(guiCoordinate.verify(task, { id: 'r', output: guiCoordinateOracle(task, [], { correct: true, rng }) }, ctx));
+      const miss = settled(guiCoordinate.verify(task, { id: 'r', output: guiCoordinateOracle(task, [], { correct: false, rng }) }, ctx));
       expect(hit.reward).toBeGreaterThan(0.99);
       expect(miss.reward).toBe(0);
     }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { instructionFollowing } from '../../src/environments/instruction_following';
 import { buildCheck, follows, INSTRUCTIONS } from '../../src/environments/instruction_following/checkers/registry';
 import type { InstructionFollowingTask } from '../../src/environments/instruction_following/task';
+import { instructionFollowingOracle } from '../../src/environments/instruction_following/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, FIXTURES, readJsonl } from './nemo_fixtures';
@@ -257,7 +258,7 @@ const SINGLE: [string, Record<string, unknown>][] = [
 
 describe('instruction_following oracle', () => {
   const play = (task: InstructionFollowingTask, correct: boolean) =>
-    verify(task, { id: 'oracle', output: instructionFollowing.oracle!(task, [], { correct, rng: seededRng(11) }) }).reward;
+    verify(task, { id: 'oracle', output: instructionFollowingOracle(task, [], { correct, rng: seededRng(11) }) }).reward;
 
   it.each(SINGLE)('%s %j', (id, kwargs) => {
     const task = taskOf([id], [kwargs]);

@@ -5,6 +5,7 @@ import { JUDGE_SYSTEM_MESSAGE } from '../../src/environments/math_with_judge/jud
 import { normalizeLatex } from '../../src/environments/math_with_judge/math/normalize';
 import { MathTask } from '../../src/environments/math_with_judge/task';
 import { JudgeError } from '../../src/environments/types';
+import { mathWithJudgeOracle } from '../../src/environments/math_with_judge/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, failingJudge, FIXTURES, joinToTasks, readJsonl, replayJudge, textJudge } from './nemo_fixtures';
@@ -184,7 +185,7 @@ describe('math_with_judge oracle', () => {
   it('correct passes and wrong fails the library check on every fixture task', async () => {
     for (const task of tasks) {
       for (const correct of [true, false]) {
-        const output = mathWithJudge.oracle!(task, [], { correct, rng: seededRng(1) });
+        const output = mathWithJudgeOracle(task, [], { correct, rng: seededRng(1) });
         const result = await mathWithJudge.verify(task, { id: 'r', output }, { state: null });
         expect(result.reward).toBe(correct ? 1 : 0);
       }

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcqa, McqaTask } from '../../src/environments/mcqa';
+import { mcqaOracle } from '../../src/environments/mcqa/oracle';
 import { seededRng } from '../../src/util/rng';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, answerResponse, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -254,7 +255,7 @@ describe('mcqa oracle', () => {
       for (const grading_mode of modes) {
         const task = McqaTask.parse({ ...raw, grading_mode });
         for (const correct of [true, false]) {
-          const items = mcqa.oracle!(task, [], { correct, rng });
+          const items = mcqaOracle(task, [], { correct, rng });
           const response: ResponseObject = { id: 'r', output: items };
           const r = mcqa.verify(task, response, ctx) as Record<string, unknown>;
           expect(r.reward, `${grading_mode} correct=${correct}`).toBe(correct ? 1 : 0);

@@ -5,6 +5,7 @@ import { extractAnswer } from '../../src/environments/reasoning_gym/extract';
 import { solutions, type Statement } from '../../src/environments/reasoning_gym/knights_knaves/logic';
 import { scoreKnightsKnaves } from '../../src/environments/reasoning_gym/knights_knaves/score';
 import { ReasoningGymTask } from '../../src/environments/reasoning_gym/task';
+import { reasoningGymOracle } from '../../src/environments/reasoning_gym/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, FIXTURES, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -101,7 +102,7 @@ describe('reasoning_gym oracle', () => {
     const all = [...tasks, ...generateKnightsKnavesTasks({ seed: 3, size: 10, nPeople: 4 }).map((r) => ReasoningGymTask.parse(r))];
     for (const task of all) {
       for (const correct of [true, false]) {
-        const output = reasoningGym.oracle!(task, [], { correct, rng: seededRng(1) });
+        const output = reasoningGymOracle(task, [], { correct, rng: seededRng(1) });
         const result = reasoningGym.verify(task, { id: 'r', output }, { state: null }) as { reward: number };
         expect(result.reward).toBe(correct ? 1 : 0);
       }

@@ -9,6 +9,7 @@ import {
   singleStepToolUseWithArgumentComparison as env,
 } from '../../src/environments/single_step_tool_use_with_argument_comparison';
 import { CATEGORIES, maximumMatching, type Category } from '../../src/environments/single_step_tool_use_with_argument_comparison/compare';
+import { argumentComparisonOracle } from '../../src/environments/single_step_tool_use_with_argument_comparison/oracle';
 import { seededRng } from '../../src/util/rng';
 import type { ConversationItem, ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -97,8 +98,8 @@ describe('parallel_example.jsonl (the parallel config)', () => {
     const rng = seededRng('parallel');
     for (const task of tasks) {
       for (const e of [env, parallelEnv]) {
-        expect(settled(e.verify(task, { id: 'r', output: e.oracle!(task, [], { correct: true, rng }) }, ctx)).reward).toBe(1);
-        expect(settled(e.verify(task, { id: 'r', output: e.oracle!(task, [], { correct: false, rng }) }, ctx)).reward).toBe(0);
+        expect(settled(e.verify(task, { id: 'r', output: argumentComparisonOracle(task, [], { correct: true, rng }) }, ctx)).reward).toBe(1);
+        expect(settled(e.verify(task, { id: 'r', output: argumentComparisonOracle(task, [], { correct: false, rng }) }, ctx)).reward).toBe(0);
       }
     }
   });

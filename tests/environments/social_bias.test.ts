@@ -6,6 +6,7 @@ import { contractProblems, ExpectedValues } from '../../src/environments/social_
 import { jsonForPrompt } from '../../src/environments/social_bias/prompts';
 import { SocialBiasTask } from '../../src/environments/social_bias/task';
 import { JudgeError, type JudgeCall } from '../../src/environments/types';
+import { socialBiasOracle } from '../../src/environments/social_bias/oracle';
 import type { ResponseCreateParams } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, failingJudge, judgeReply, readJsonl } from './nemo_fixtures';
@@ -154,8 +155,8 @@ describe('social_bias row contract', () => {
 describe('social_bias oracle', () => {
   it('answers with evidence when correct and with a stereotype when wrong', () => {
     for (const t of tasks) {
-      const right = env.oracle!(t, [], { correct: true, rng: seededRng(1) });
-      const wrong = env.oracle!(t, [], { correct: false, rng: seededRng(1) });
+      const right = socialBiasOracle(t, [], { correct: true, rng: seededRng(1) });
+      const wrong = socialBiasOracle(t, [], { correct: false, rng: seededRng(1) });
       const text = (items: unknown[]) => (items[0] as { content: { text: string }[] }).content[0]!.text;
       if (t.expected_values.label === 'uncertain') expect(text(right)).toMatch(/cannot be determined/);
       expect(text(wrong)).toMatch(/generally like that/);

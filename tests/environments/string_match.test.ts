@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringMatch, StringMatchTask } from '../../src/environments/string_match';
+import { stringMatchOracle } from '../../src/environments/string_match/oracle';
 import { seededRng } from '../../src/util/rng';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { FIXTURES, answerResponse, joinToTasks, readJsonl } from './nemo_fixtures';
@@ -100,7 +101,7 @@ describe('string_match oracle', () => {
     for (const raw of readJsonl(path.join(dir, 'example.jsonl'))) {
       const task = StringMatchTask.parse(raw);
       for (const correct of [true, false]) {
-        const r = settled(stringMatch.verify(task, { id: 'r', output: stringMatch.oracle!(task, [], { correct, rng }) }, ctx));
+        const r = settled(stringMatch.verify(task, { id: 'r', output: stringMatchOracle(task, [], { correct, rng }) }, ctx));
         expect(r.reward).toBe(correct ? 1 : 0);
       }
     }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { structuredOutputs } from '../../src/environments/structured_outputs';
 import type { StructuredOutputsTask } from '../../src/environments/structured_outputs/task';
+import { structuredOutputsOracle } from '../../src/environments/structured_outputs/oracle';
 import type { ConversationItem, ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { answerResponse, FIXTURES, readJsonl } from './nemo_fixtures';
@@ -170,7 +171,7 @@ describe('structured_outputs oracle', () => {
   const satisfiable = (t: StructuredOutputsTask) => t.schema_type !== 'csv';
   const rows = [...v1Tasks, ...v3Tasks, ...v4Tasks];
   it.each(rows.map((t, i) => [i, t.schema_type, t.response_mode ?? 'text', t] as const))('row %i (%s, %s)', (_i, _type, _mode, task) => {
-    const play = (correct: boolean) => verify(task, { id: 'oracle', output: structuredOutputs.oracle!(task, [], { correct, rng: seededRng(5) }) });
+    const play = (correct: boolean) => verify(task, { id: 'oracle', output: structuredOutputsOracle(task, [], { correct, rng: seededRng(5) }) });
     if (satisfiable(task)) expect(play(true).reward).toBe(1);
     expect(play(false).reward).toBe(0);
   });

@@ -10,6 +10,7 @@ import { workplaceAssistant as env, WorkplaceTask } from '../../src/environments
 import { WORKPLACE_TOOLS, type WorkplaceState } from '../../src/environments/workplace_assistant/session';
 import { freshWorkspace } from '../../src/environments/workplace_assistant/tables';
 import { toTimestamp } from '../../src/environments/workplace_assistant/timestamp';
+import { workplaceAssistantOracle } from '../../src/environments/workplace_assistant/oracle';
 import type { ConversationItem, FunctionCallItem, ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { FIXTURES, readJsonl } from './nemo_fixtures';
@@ -241,7 +242,7 @@ describe('workplace_assistant oracle', () => {
         const history: ConversationItem[] = [];
         let state = settled(env.seedSession(task));
         for (let turn = 0; turn < 20; turn++) {
-          const items = env.oracle!(task, history, { correct, rng });
+          const items = workplaceAssistantOracle(task, history, { correct, rng });
           history.push(...items);
           const calls = items.filter((i): i is FunctionCallItem => i.type === 'function_call');
           if (calls.length === 0) break;

@@ -1,9 +1,7 @@
 // NeMo Gym's blackjack gymnasium environment, seeded: reset draws a shoe seed from the rng it is given,
 // and the state records how many cards have left the shoe, so a resumed episode deals the same cards.
-import { inputItems, type ConversationItem, type MessageItem } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
 import { seededRng } from '../../util/rng';
-import { assistantMessage } from '../example_single_tool_call';
 import { asEnvironment, turnText, type GymnasiumEnvironment } from '../gymnasium';
 import { drawCard, handObservation, parseDecision, playTurn, type Card, type Hands } from './game';
 
@@ -52,22 +50,6 @@ export const blackjackGym: GymnasiumEnvironment<TaskRow, BlackjackState> = {
     };
   },
   failureReason: (episode) => (episode.reward > 0 ? undefined : String(episode.info.result ?? 'no_result')),
-  oracle(task, history, { correct }) {
-    const value = latestHandValue([...inputItems(task.responses_create_params.input), ...history]);
-    // A sound policy hits below 17; the careless one hits exactly when it should not.
-    const hit = value !== undefined && (correct ? value < 17 : value >= 12);
-    return [assistantMessage(`<action>${hit ? 'hit' : 'stand'}</action>`)];
-  },
 };
-
-function latestHandValue(items: readonly ConversationItem[]): number | undefined {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i] as MessageItem;
-    if (item.role !== 'user' || typeof item.content !== 'string') continue;
-    const match = /^Your hand: .* = (\d+)$/m.exec(item.content);
-    if (match) return Number(match[1]);
-  }
-  return undefined;
-}
 
 export const blackjack = asEnvironment(blackjackGym);

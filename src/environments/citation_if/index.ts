@@ -3,9 +3,9 @@
 // IDs that exist and including the expected ones (or, for no_cite rows, not cite at all). Reward 1 or 0.
 import { pyStrip } from '../../python/str';
 import type { ResponseObject } from '../../schemas/responses';
-import { reply, type Environment } from '../types';
+import { defineEnvironment } from '../define';
+import { reply } from '../types';
 import { TERMINAL_TOOL_RESPONSE } from './grammars';
-import { citationOracle } from './oracle';
 import { scoreCitations } from './score';
 import { CitationIfTask } from './task';
 import { z } from 'zod';
@@ -25,12 +25,10 @@ export function responseShape(response: ResponseObject): { text: string; functio
   return { text: pyStrip(parts.join('\n')), functionCalls };
 }
 
-export const citationIf: Environment<CitationIfTask, null> = {
+export const citationIf = defineEnvironment({
   name: 'citation_if',
   description: 'Answer after a frozen retrieval trajectory, citing retrieved sources in the required grammar (or not at all); reward 1 or 0.',
   taskSchema: CitationIfTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
   tools: {
     // Retrieval is over: NeMo Gym answers every tool with the same closing text, and the call scores 0.
     web_search: { args: z.unknown(), run: (_args: unknown, { state }) => reply(TERMINAL_TOOL_RESPONSE, state) },
@@ -44,5 +42,4 @@ export const citationIf: Environment<CitationIfTask, null> = {
       ...(details.gate_failed ? { failure_reason: `citation gate failed: ${details.gate_failed}` } : {}),
     };
   },
-  oracle: (task, _history, options) => citationOracle(task, options),
-};
+});

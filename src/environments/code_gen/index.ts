@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { outputText } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
 import type { VerifyResult } from '../../schemas/verify';
+import { defineEnvironment } from '../define';
 import type { Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
 import { pyStrip } from '../../python/str';
 import { extractCode, hasReasoningFormatViolation } from './extract';
 import { createSandbox, type SandboxOptions } from './sandbox';
@@ -75,14 +75,11 @@ export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environm
     );
   }
   const runTests = createSandbox(options);
-  return {
+  return defineEnvironment({
     name: 'code_gen',
     description: 'Write a program for a competitive-programming problem; reward 1.0 when it passes every unit test.',
     taskSchema: CodeGenTask,
-    reverifyMode: 'stateless',
     configurable: { schema: CodeGenSettings, create: (settings) => createCodeGen({ ...options, ...fromSettings(settings) }) },
-    seedSession: () => null,
-    tools: {},
     async verify(task, response): Promise<VerifyResult> {
       const difficulty = task.verifier_metadata.difficulty ?? null;
       const answer = outputText(response.output);
@@ -117,31 +114,7 @@ export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environm
         ...(failure ? { failure_reason: failure } : {}),
       };
     },
-    oracle(task, _history, { correct }) {
-      const program = correct ? answerKey(task.verifier_metadata.unit_tests) : 'pass';
-      return [assistantMessage(`\`\`\`python\n${program}\n\`\`\``)];
-    },
-  };
-}
-
-/**
- * A program that passes the task's tests by looking the answers up: the mock policy's "correct" answer,
- * which still exercises the real test run. JSON string literals are valid Python literals.
- */
-export function answerKey(tests: z.infer<typeof UnitTestsSchema>): string {
-  if (tests.fn_name) {
-    return [
-      'import json',
-      'class Solution:',
-      '    calls = 0',
-      `    def ${tests.fn_name}(self, *args):`,
-      `        answers = ${JSON.stringify(tests.outputs)}`,
-      '        Solution.calls += 1',
-      '        return json.loads(answers[Solution.calls - 1])',
-    ].join('\n');
-  }
-  const answers = Object.fromEntries(tests.inputs.map((input, i) => [input, tests.outputs[i] ?? '']));
-  return ['import sys', `answers = ${JSON.stringify(answers)}`, "print(answers.get(sys.stdin.read(), ''), end='')"].join('\n');
+  });
 }
 
 const FAILURES: Record<number, string> = { [-1]: 'killed', [-2]: 'wrong_answer', [-3]: 'time_limit_exceeded', [-4]: 'runtime_error' };

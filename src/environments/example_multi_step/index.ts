@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
 import type { FunctionCallItem } from '../../schemas/responses';
-import { reply, type Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
+import { reply } from '../types';
 
 export const MultiStepTask = TaskRow.extend({
   id: z.union([z.number(), z.string()]).optional(),
@@ -13,7 +13,7 @@ export const MultiStepTask = TaskRow.extend({
   minefield_label: z.string(),
   minefield_label_value: z.number().int(),
 });
-type MultiStepTask = z.infer<typeof MultiStepTask>;
+export type MultiStepTask = z.infer<typeof MultiStepTask>;
 
 /** Python's sum(map(ord, s)): code points, not UTF-16 units. */
 export function synonymValue(synonym: string): number {
@@ -30,12 +30,10 @@ function lastExtractCall(output: readonly { type?: string }[]): FunctionCallItem
   return undefined;
 }
 
-export const exampleMultiStep: Environment<MultiStepTask, null> = {
+export const exampleMultiStep = defineEnvironment({
   name: 'example_multi_step',
   description: 'Look up synonym values with a tool, then extract them in order; reward is exact list match.',
   taskSchema: MultiStepTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
   tools: {
     get_synonym_value: {
       args: z.object({ synonym: z.string() }),
@@ -64,20 +62,4 @@ export const exampleMultiStep: Environment<MultiStepTask, null> = {
       ...(accuracy ? {} : { failure_reason: call ? 'wrong_synonym_values' : 'no_extract_call' }),
     };
   },
-  oracle(task, history, { correct, rng }) {
-    const synonyms = task.expected_synonyms ?? [];
-    const looked = history.filter((i) => i.type === 'function_call' && i.name === 'get_synonym_value').length;
-    const extracted = history.some((i) => i.type === 'function_call' && i.name === 'extract_synonym_values');
-    const call = (name: string, args: unknown): FunctionCallItem => ({
-      type: 'function_call',
-      call_id: `call_${rng.int(1e9)}`,
-      name,
-      arguments: JSON.stringify(args),
-      status: 'completed',
-    });
-    if (extracted) return [assistantMessage('Done.')];
-    if (looked < synonyms.length) return [call('get_synonym_value', { synonym: synonyms[looked] })];
-    const values = correct ? task.expected_synonym_values : [...task.expected_synonym_values].reverse().concat([task.minefield_label_value]);
-    return [call('extract_synonym_values', { synonym_values: values })];
-  },
-};
+});

@@ -2,8 +2,6 @@
 // follow-up; the turn after the last follow-up is graded by a case-insensitive substring check.
 import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
-import type { MessageItem } from '../../schemas/responses';
-import { assistantMessage } from '../example_single_tool_call';
 import { asEnvironment, turnText, type GymnasiumEnvironment } from '../gymnasium';
 
 export const MultiTurnTask = TaskRow.extend({
@@ -39,14 +37,6 @@ export const exampleMultiTurnGymnasiumGym: GymnasiumEnvironment<MultiTurnTask, M
     return { observation: null, reward: found ? 1 : 0, terminated: true, truncated: false, info: {}, state };
   },
   failureReason: (episode) => (episode.reward > 0 ? undefined : 'expected_answer_missing'),
-  oracle(task, history, { correct }) {
-    const followUpsSeen = history.filter((i) => (i as MessageItem).role === 'user').length;
-    if (followUpsSeen < task.follow_ups.length) return [assistantMessage('Let me answer that.')];
-    if (correct) return [assistantMessage(`The answer is ${task.expected_answer}.`)];
-    // A wrong answer must not contain the expected substring by accident (a one-letter answer would).
-    const expected = task.expected_answer.toLowerCase();
-    return [assistantMessage(['I am not sure.', '?'].find((t) => expected === '' || !t.toLowerCase().includes(expected)) ?? '')];
-  },
 };
 
 export const exampleMultiTurnGymnasium = asEnvironment(exampleMultiTurnGymnasiumGym);

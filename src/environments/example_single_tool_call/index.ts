@@ -2,16 +2,15 @@
 // (reward 1.0), as in NeMo Gym v0.6.0 — it exists to exercise the tool-calling loop, not to grade.
 import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
-import { reply, type Environment } from '../types';
+import { defineEnvironment } from '../define';
+import { reply } from '../types';
 
 const GetWeatherArgs = z.object({ city: z.string() });
 
-export const exampleSingleToolCall: Environment<TaskRow, null> = {
+export const exampleSingleToolCall = defineEnvironment({
   name: 'example_single_tool_call',
   description: 'One get_weather tool; every episode is rewarded 1.0 (a harness smoke test).',
   taskSchema: TaskRow,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
   tools: {
     get_weather: {
       args: GetWeatherArgs,
@@ -20,16 +19,7 @@ export const exampleSingleToolCall: Environment<TaskRow, null> = {
     },
   },
   verify: () => ({ reward: 1.0 }),
-  oracle(_task, history, { correct, rng }) {
-    const askedForWeather = history.some((i) => i.type === 'function_call');
-    if (correct && !askedForWeather) {
-      const city = rng.pick(['San Francisco', 'New York', 'Paris', 'Tokyo']);
-      return [{ type: 'function_call', call_id: `call_${rng.int(1e9)}`, name: 'get_weather', arguments: JSON.stringify({ city }) }];
-    }
-    const last = history.at(-1);
-    return [assistantMessage(last?.type === 'function_call_output' ? `Here is what I found: ${String(last.output)}` : 'Which city are you in?')];
-  },
-};
+});
 
 export function assistantMessage(text: string) {
   return {

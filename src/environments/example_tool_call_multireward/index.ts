@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { functionCalls, type FunctionCallItem, type ResponseObject } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
-import { reply, type Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
+import { reply } from '../types';
 import { fromPlainJson, jsonLoads, toPlainJson, type PyJson } from '../../python/json';
 import { pyEq } from '../../python/values';
 
@@ -58,12 +58,10 @@ function scoreComponents(task: MultiRewardTask, response: ResponseObject) {
   };
 }
 
-export const exampleToolCallMultireward: Environment<MultiRewardTask, null> = {
+export const exampleToolCallMultireward = defineEnvironment({
   name: 'example_tool_call_multireward',
   description: 'One expected get_weather call scored on correctness, schema_valid and format; reward is their sum (0-3).',
   taskSchema: MultiRewardTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
   tools: {
     get_weather: {
       args: GetWeatherArgs,
@@ -82,12 +80,4 @@ export const exampleToolCallMultireward: Environment<MultiRewardTask, null> = {
       ...(failed.length === 0 ? {} : { failure_reason: calls.length === 0 ? 'no_function_call' : failed.join(',') }),
     };
   },
-  oracle(task, history, { correct, rng }) {
-    const last = history.at(-1);
-    if (last?.type === 'function_call_output') return [assistantMessage(`Here is the forecast: ${String(last.output)}`)];
-    const expected = task.expected_call;
-    const args = correct && expected?.arguments ? expected.arguments : { city: rng.pick(['Atlantis', 'El Dorado', 'Shangri-La']) };
-    const name = correct && expected?.name ? expected.name : 'get_weather';
-    return [{ type: 'function_call', call_id: `call_${rng.int(1e9)}`, name, arguments: JSON.stringify(args), status: 'completed' }];
-  },
-};
+});

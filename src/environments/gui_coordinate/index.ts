@@ -2,8 +2,7 @@
 // thousandths of the image; reward falls off quadratically with distance from the expected point.
 import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
-import type { Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
 import { PyRegex } from '../../python/regex';
 import { assistantText } from '../string_match/assistant_text';
 import { pyFloat, pyIntFromString } from '../../python/number';
@@ -33,20 +32,17 @@ export function parsePoint(text: string): Point | null {
   return m ? [thousandths(m.groups[0]!), thousandths(m.groups[1]!)] : null;
 }
 
-function parseExpected(expected: string): Point | null {
+export function parseExpected(expected: string): Point | null {
   const parts = expected.split(',');
   if (parts.length !== 2) return null;
   const [x, y] = parts.map(pyFloat);
   return x === null || x === undefined || y === null || y === undefined ? null : [x, y];
 }
 
-export const guiCoordinate: Environment<GuiCoordinateTask, null> = {
+export const guiCoordinate = defineEnvironment({
   name: 'gui_coordinate',
   description: 'Point at a GUI element as <point>(x, y)</point>; reward (1 - distance/max_dist)^2 within max_dist.',
   taskSchema: GuiCoordinateTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
-  tools: {},
   verify(task, response) {
     const expected = parseExpected(task.expected_answer);
     const predicted = parsePoint(assistantText(response.output));
@@ -68,11 +64,4 @@ export const guiCoordinate: Environment<GuiCoordinateTask, null> = {
       ...(reward === 1.0 ? {} : { failure_reason: distance >= maxDist ? 'outside_max_dist' : 'off_center' }),
     };
   },
-  oracle(task, _history, { correct }) {
-    const expected = parseExpected(task.expected_answer) ?? [0.5, 0.5];
-    // A wrong click lands in the opposite half of the screen on both axes: always beyond max_dist.
-    const [x, y] = correct ? expected : expected.map((v) => (v < 0.5 ? v + 0.5 : v - 0.5));
-    const toThousandths = (v: number) => Math.min(1000, Math.max(0, Math.round(v * 1000)));
-    return [assistantMessage(`<point>(${toThousandths(x!)}, ${toThousandths(y!)})</point>`)];
-  },
-};
+});

@@ -2,9 +2,8 @@
 // final answer. Reward is all-or-nothing ("binary", the default) or the share of instructions
 // followed ("fraction"), from the strict verdicts; loose verdicts are reported alongside.
 import type { ResponseObject } from '../../schemas/responses';
-import type { Environment } from '../types';
+import { defineEnvironment } from '../define';
 import { gradeAnswer, rewardOf } from './grade';
-import { oracleAnswer } from './oracle';
 import { InstructionFollowingTask, verifierMetadata } from './task';
 
 /** NeMo Gym grades only the last output item's first content part. */
@@ -17,13 +16,10 @@ export function finalAnswerText(response: ResponseObject): string {
   return typeof text === 'string' ? text : '';
 }
 
-export const instructionFollowing: Environment<InstructionFollowingTask, null> = {
+export const instructionFollowing = defineEnvironment({
   name: 'instruction_following',
   description: 'IFEval-style verifiable instructions (keywords, length, format, case, copying) checked on the final answer.',
   taskSchema: InstructionFollowingTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
-  tools: {},
   verify(task, response) {
     const meta = verifierMetadata(task);
     const { instructionIds, strict, loose } = gradeAnswer(meta, finalAnswerText(response));
@@ -39,5 +35,4 @@ export const instructionFollowing: Environment<InstructionFollowingTask, null> =
       ...(failed.length > 0 ? { failure_reason: `instructions not followed: ${failed.join(', ')}` } : {}),
     };
   },
-  oracle: (task, _history, options) => oracleAnswer(verifierMetadata(task), options),
-};
+});

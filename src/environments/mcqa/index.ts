@@ -3,8 +3,7 @@
 import { z } from 'zod';
 import { outputText } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
-import type { Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
 import { GRADING_MODES, allowedLetters, letterForMode, letterFromTemplateRegexes, type GradingMode } from './grading';
 import { pyStrip } from '../../python/str';
 
@@ -37,13 +36,10 @@ function failureReason(text: string, gold: string, extracted: string | null): st
   return extracted === null ? 'no_answer_extracted' : 'wrong_answer';
 }
 
-export const mcqa: Environment<McqaTask, null> = {
+export const mcqa = defineEnvironment({
   name: 'mcqa',
   description: 'Multiple-choice questions; reward 1.0 when the extracted option letter equals expected_answer.',
   taskSchema: McqaTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
-  tools: {},
   verify(task, response) {
     const gold = pyStrip(task.expected_answer ?? '').toUpperCase();
     const text = pyStrip(outputText(response.output));
@@ -56,16 +52,4 @@ export const mcqa: Environment<McqaTask, null> = {
       ...(correct ? {} : { failure_reason: failureReason(text, gold, extracted) }),
     };
   },
-  oracle(task, _history, { correct, rng }) {
-    const gold = pyStrip(task.expected_answer ?? '').toUpperCase();
-    const letters = [...allowedLetters(task.options)];
-    const pool = letters.length > 1 ? letters : ['A', 'B', 'C', 'D'];
-    const wrong = pool.filter((l) => l !== gold);
-    const letter = correct && gold !== '' ? gold : rng.pick(wrong);
-    // Both a box and an "Answer:" line, so every grading mode (and box-based templates) can read it.
-    const text =
-      'Let me weigh each option against the question and rule out the ones that do not fit.\n' +
-      `Option ${letter} is the best fit.\n\n\\boxed{${letter}}\n\nAnswer: ${letter}`;
-    return [assistantMessage(text)];
-  },
-};
+});

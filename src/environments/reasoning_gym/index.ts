@@ -1,7 +1,6 @@
 // NeMo Gym's reasoning_gym server for the knights_knaves task: the answer is pulled from the episode
 // (answer tags, boxed, or whole text) and scored with reasoning_gym's partial-credit rule.
-import type { Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
 import { outputText } from '../../schemas/responses';
 import { extractAnswer } from './extract';
 import { scoreKnightsKnaves } from './knights_knaves/score';
@@ -15,13 +14,10 @@ function failureReason(score: number, answer: string, hasGold: boolean): string 
   return score > 0 ? 'some_roles_wrong' : 'roles_wrong_or_unparsed';
 }
 
-export const reasoningGym: Environment<ReasoningGymTask, null> = {
+export const reasoningGym = defineEnvironment({
   name: 'reasoning_gym',
   description: 'Knights-and-knaves logic puzzles; reward 1.0 for the exact role assignment, partial credit for some.',
   taskSchema: ReasoningGymTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
-  tools: {},
   verify(task, response) {
     const answer = extractAnswer(outputText(response.output));
     // reasoning_gym's scorer fails on a missing gold answer, which NeMo Gym scores 0.
@@ -34,13 +30,4 @@ export const reasoningGym: Environment<ReasoningGymTask, null> = {
       ...(score < 1 ? { failure_reason: failureReason(score, answer, task.answer !== null) } : {}),
     };
   },
-  oracle(task, _history, { correct }) {
-    const gold = task.answer ?? '';
-    const terms = task.metadata.knight_knave_terms;
-    // Swapping every role word gives an assignment with no pair right.
-    const wrong = terms
-      ? gold.replace(new RegExp(`\\b(${terms.a_knight}|${terms.a_knave})\\b`, 'g'), (t) => (t === terms.a_knight ? terms.a_knave! : terms.a_knight!))
-      : '';
-    return [assistantMessage(`Working through each statement gives the assignment.\n<answer>${correct ? gold : wrong}</answer>`)];
-  },
-};
+});

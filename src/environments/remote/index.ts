@@ -6,6 +6,7 @@ import { GymError } from '../../errors';
 import { TaskRow } from '../../schemas/task';
 import { VerifyResult } from '../../schemas/verify';
 import { cookiePairs, toolNameProblem } from '../server/protocol';
+import { defineEnvironment } from '../define';
 import { JudgeError, type Environment, type Tool } from '../types';
 
 export interface RemoteEnvironmentConfig {
@@ -85,7 +86,7 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
     },
   });
 
-  return {
+  return defineEnvironment<TaskRow, RemoteState>({
     name: config.name,
     description: config.description ?? `NeMo Gym resources server at ${base.href}`,
     taskSchema: TaskRow,
@@ -110,5 +111,5 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
       if (!result.success) throw new GymError('UNREACHABLE', `environment ${config.name}: /verify answered without a numeric reward: ${JSON.stringify(fields).slice(0, 500)}`);
       return result.data;
     },
-  };
+  });
 }

@@ -2,11 +2,10 @@
 // conversation; its action (message, tool call or parallel calls) is compared with the expert's.
 // Tools are never executed: NeMo Gym runs it with a one-call agent (tool_simulation_agent).
 import { z } from 'zod';
-import type { ConversationItem } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
+import { defineEnvironment } from '../define';
 import type { Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
-import { Action, responseAction, toolCallsOf } from './actions';
+import { Action, responseAction } from './actions';
 import { CATEGORIES, compareAction, type ComparatorConfig } from './compare';
 
 export const ArgumentComparisonTask = TaskRow.extend({ expected_action: Action });
@@ -31,35 +30,18 @@ export const PARALLEL_COMPARATOR: ComparatorConfig = {
   parallelRewardMode: 'f1',
 };
 
-function oracleAction(task: ArgumentComparisonTask, correct: boolean, callId: () => string): ConversationItem[] {
-  const expected = task.expected_action;
-  if (correct && expected.type === 'message') return [assistantMessage(expected.content)];
-  if (correct) {
-    return toolCallsOf(expected).map((c) => ({ type: 'function_call', call_id: callId(), name: c.name, arguments: c.arguments, status: 'completed' }));
-  }
-  if (expected.type !== 'message') return [assistantMessage('Could you tell me a little more before I go ahead?')];
-  const tool = task.responses_create_params.tools?.[0]?.name ?? 'lookup';
-  return [{ type: 'function_call', call_id: callId(), name: tool, arguments: '{}', status: 'completed' }];
-}
-
 export function argumentComparisonEnvironment(name: string, config: ComparatorConfig): Environment<ArgumentComparisonTask, null> {
-  return {
+  return defineEnvironment({
     name,
     description: "One step of a tool-use conversation; reward for matching the expert's message or tool call(s).",
     taskSchema: ArgumentComparisonTask,
-    reverifyMode: 'stateless',
     // The model's tool calls are the answer: they are graded, never executed.
     agent: 'non_executing_agent',
-    seedSession: () => null,
-    tools: {},
     verify(task, response) {
       const { reward, category } = compareAction(task.expected_action, responseAction(response), config);
       return { reward, category: CATEGORIES[category], ...(reward === 1 ? {} : { failure_reason: category.toLowerCase() }) };
     },
-    oracle(task, _history, { correct, rng }) {
-      return oracleAction(task, correct, () => `call_${rng.int(1e9)}`);
-    },
-  };
+  });
 }
 
 export const singleStepToolUseWithArgumentComparison = argumentComparisonEnvironment(

@@ -2,8 +2,7 @@
 // line or everything) and compare it with expected_answer, exactly or through a normalising grader.
 import { z } from 'zod';
 import { TaskRow } from '../../schemas/task';
-import type { Environment } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
 import { pyStrip } from '../../python/str';
 import { assistantText } from './assistant_text';
 import { EXTRACTION_MODES, extractAnswer, type ExtractionMode } from './extract';
@@ -17,7 +16,7 @@ export const StringMatchTask = TaskRow.extend({
 });
 export type StringMatchTask = z.infer<typeof StringMatchTask>;
 
-const DEFAULT_MODE: ExtractionMode = 'final_answer';
+export const DEFAULT_MODE: ExtractionMode = 'final_answer';
 
 function score(task: StringMatchTask, extracted: string): number {
   if (task.case_sensitive) return pyStrip(extracted) === pyStrip(task.expected_answer) ? 1.0 : 0.0;
@@ -30,28 +29,10 @@ function failureReason(task: StringMatchTask, extracted: string | null, reward: 
   return reward === NEAR_NUMERIC_REWARD ? 'approximate_numeric_match' : 'wrong_answer';
 }
 
-/** The text an answer takes so that `mode` extracts exactly `answer` from it. */
-function formatAnswer(answer: string, mode: ExtractionMode): string {
-  const preface = 'I worked through the question step by step.';
-  switch (mode) {
-    case 'boxed':
-      return `${preface} The result is \\boxed{${answer}}`;
-    case 'final_answer':
-      return `${preface}\nFinal answer: ${answer}`;
-    case 'last_line':
-      return `${preface}\n${answer}`;
-    case 'full_response':
-      return answer;
-  }
-}
-
-export const stringMatch: Environment<StringMatchTask, null> = {
+export const stringMatch = defineEnvironment({
   name: 'string_match',
   description: 'Extract an answer from the text and compare it with expected_answer (normalised, or exactly).',
   taskSchema: StringMatchTask,
-  reverifyMode: 'stateless',
-  seedSession: () => null,
-  tools: {},
   verify(task, response) {
     const extracted = extractAnswer(assistantText(response.output), task.extraction_mode ?? DEFAULT_MODE);
     const reward = extracted !== null && task.expected_answer !== '' ? score(task, extracted) : 0.0;
@@ -62,8 +43,4 @@ export const stringMatch: Environment<StringMatchTask, null> = {
       ...(reward === 1.0 ? {} : { failure_reason: failureReason(task, extracted, reward) }),
     };
   },
-  oracle(task, _history, { correct }) {
-    const answer = correct ? task.expected_answer : task.expected_answer.trim().toLowerCase() === 'unknown' ? 'n/a' : 'unknown';
-    return [assistantMessage(formatAnswer(answer, task.extraction_mode ?? DEFAULT_MODE))];
-  },
-};
+});

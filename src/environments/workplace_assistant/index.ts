@@ -2,10 +2,10 @@
 // project board, CRM and directory. Reward 1.0 when the episode's calls leave the tables as the
 // ground-truth calls do (the order of calls and the index labels they produce matter).
 import { z } from 'zod';
-import { functionCalls, type FunctionCallItem } from '../../schemas/responses';
+import { functionCalls } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
-import { reply, type Environment, type Tool } from '../types';
-import { assistantMessage } from '../example_single_tool_call';
+import { defineEnvironment } from '../define';
+import { reply, type Tool } from '../types';
 import { WORKPLACE_TOOLS, callRoute, replayCalls, type WorkplaceState } from './session';
 import { differingTables } from './verify';
 
@@ -33,14 +33,15 @@ function routeTool(name: string): Tool<WorkplaceTask, WorkplaceState, Record<str
   };
 }
 
-function groundTruthCalls(task: WorkplaceTask): z.infer<typeof GroundTruthCall>[] {
+export function groundTruthCalls(task: WorkplaceTask): z.infer<typeof GroundTruthCall>[] {
   return typeof task.ground_truth === 'string' ? [] : task.ground_truth;
 }
 
-export const workplaceAssistant: Environment<WorkplaceTask, WorkplaceState> = {
+export const workplaceAssistant = defineEnvironment<WorkplaceTask, WorkplaceState>({
   name: 'workplace_assistant',
   description: 'Simulated workplace tools (email, calendar, analytics, projects, CRM); reward when the final tables match the ground truth.',
   taskSchema: WorkplaceTask,
+  // Verify replays the episode's calls on fresh tables: it needs the response, not the session.
   reverifyMode: 'stateless',
   seedSession: () => ({ applied: [] }),
   tools: Object.fromEntries(Object.keys(WORKPLACE_TOOLS).map((name) => [name, routeTool(name)])),
@@ -51,18 +52,4 @@ export const workplaceAssistant: Environment<WorkplaceTask, WorkplaceState> = {
     if (mismatched.length === 0) return { reward: 1.0 };
     return { reward: 0.0, failure_reason: 'final_state_mismatch', mismatched_tables: mismatched };
   },
-  oracle(task, history, { correct, rng }) {
-    const truth = groundTruthCalls(task);
-    // A wrong episode leaves out the last reference call, or changes something when nothing should change.
-    const plan = correct
-      ? truth
-      : truth.length > 0
-        ? truth.slice(0, -1)
-        : [{ name: 'email_send_email', arguments: JSON.stringify({ recipient: 'nobody@example.com', subject: 'Hi', body: 'Hello' }) }];
-    const made = functionCalls(history).length;
-    if (made >= plan.length) return [assistantMessage('Done.')];
-    const next = plan[made]!;
-    const call: FunctionCallItem = { type: 'function_call', call_id: `call_${rng.int(1e9)}`, name: next.name, arguments: next.arguments, status: 'completed' };
-    return [call];
-  },
-};
+});

@@ -4,10 +4,10 @@
 import type { ConversationItem } from '../../../schemas/responses';
 import type { Rng } from '../../../util/rng';
 import { assistantMessage } from '../../example_single_tool_call';
-import type { OracleOptions } from '../../types';
+import type { Oracle, OracleOptions } from '../../oracle';
 import { countWords } from '../checkers/length';
 import { gradeAnswer, rewardOf } from '../grade';
-import type { VerifierMetadata } from '../task';
+import { verifierMetadata, type InstructionFollowingTask, type VerifierMetadata } from '../task';
 import { sentTokenize } from '../text/punkt';
 import { compose, initialSize, type Size } from './compose';
 import { planFor, type Plan } from './plan';
@@ -15,7 +15,10 @@ import { shaped } from './shapes';
 
 const ATTEMPTS = 8;
 
-export function oracleAnswer(meta: VerifierMetadata, { correct, rng }: OracleOptions): ConversationItem[] {
+export const instructionFollowingOracle: Oracle<InstructionFollowingTask> = (task, _history, options) =>
+  oracleAnswer(verifierMetadata(task), options);
+
+function oracleAnswer(meta: VerifierMetadata, { correct, rng }: OracleOptions): ConversationItem[] {
   return [assistantMessage(correct ? correctAnswer(meta, rng) : wrongAnswer(meta, correctAnswer(meta, rng)))];
 }
 

@@ -3,7 +3,7 @@
 // environment's own grading; a wrong answer is a fenced or empty one that fails it.
 import { assistantMessage } from '../../example_single_tool_call';
 import type { ConversationItem, ResponseObject } from '../../../schemas/responses';
-import type { OracleOptions } from '../../types';
+import type { Oracle, OracleOptions } from '../../oracle';
 import { gradeResponse } from '../grade';
 import { jsonLoadsPlain } from '../../../python/json';
 import { sampleSchema } from './sample';
@@ -11,7 +11,9 @@ import { serialize } from './serialize';
 import { strictify } from '../schema';
 import type { StructuredOutputsTask } from '../task';
 
-export function oracleItems(task: StructuredOutputsTask, { correct, rng }: OracleOptions): ConversationItem[] {
+export const structuredOutputsOracle: Oracle<StructuredOutputsTask> = (task, _history, options) => oracleItems(task, options);
+
+function oracleItems(task: StructuredOutputsTask, { correct, rng }: OracleOptions): ConversationItem[] {
   const candidates = correct ? correctCandidates(task, `call_${rng.int(1e9)}`) : wrongCandidates(task, `call_${rng.int(1e9)}`);
   const wanted = correct ? 1 : 0;
   return candidates.find((items) => gradeResponse(task, asResponse(items)).reward === wanted) ?? candidates[0]!;

@@ -1,5 +1,5 @@
 // The deterministic mock policy: it recognises the task a request belongs to, then replays a recorded
-// rollout or plays the environment's oracle, answering with real token ids. Same spec, task, rollout
+// rollout or plays the environment's oracle (oracles.ts), answering with real token ids. Same spec, task, rollout
 // id and history → same answer, so tests, demos and benchmarks are reproducible.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getEnvironment } from '../../../environments/registry';
@@ -14,6 +14,7 @@ import { turnTokens } from '../../tokens';
 import type { ResponsesRequest } from '../../wire';
 import type { Backend, CallContext } from '../backend';
 import { FileCache, InputIndex, parseJsonl, type PrefixMatch } from './inputs';
+import { oracleFor } from './oracles';
 import { RecordedRollout, replayTurn } from './replay';
 
 /** Task and recording indexes, shared by every mock model of one gateway. */
@@ -58,6 +59,7 @@ function plainMessage(text: string): ConversationItem {
 export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
   // Looked up at registration, so a misspelt environment fails there rather than on the first call.
   const env: AnyEnvironment = getEnvironment(spec.env);
+  const oracle = oracleFor(spec.env);
 
   async function longestRecordingMatch(items: readonly string[]): Promise<PrefixMatch<RecordedRollout> | undefined> {
     let best: PrefixMatch<RecordedRollout> | undefined;
@@ -75,10 +77,10 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
       return [];
     };
     if (!task) return skip('no task row matches this conversation, so there is no oracle to play');
-    if (!env.oracle) return skip('the environment has no oracle');
+    if (!oracle) return skip('the environment has no oracle');
     const parsed = env.taskSchema.safeParse(task.rows[0]);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
-    return env.oracle(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed) });
+    return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings });
   }
 
   async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {
@@ -118,11 +120,14 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     const output = withIds(turn.output, turn.seed);
     const last = output[output.length - 1]!;
     // A recorded turn that already carries a model's real token ids keeps them.
-    const tokens = trainingTokensOf(last) ?? turnTokens(request, output, turn.seed);
+    const recorded = trainingTokensOf(last);
+    const encoded = recorded ? undefined : await turnTokens(request, output, turn.seed);
+    const tokens = recorded ?? encoded!.ids;
     output[output.length - 1] = { ...last, ...tokens };
     ctx.log.debug({ source: turn.source, items: output.length }, 'mock: turn');
     const inputTokens = tokens.prompt_token_ids.length;
     const outputTokens = tokens.generation_token_ids.length;
+    const longWordsSplit = encoded?.longWordsSplit ?? 0;
     return {
       id: randomId('resp'),
       object: 'response',
@@ -134,7 +139,8 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
         input_tokens: inputTokens,
         output_tokens: outputTokens,
         total_tokens: inputTokens + outputTokens,
-        input_tokens_details: { cached_tokens: 0 },
+        // Counts match the ids returned; when a giant word was encoded in slices, usage says so.
+        input_tokens_details: { cached_tokens: 0, ...(longWordsSplit > 0 ? { long_words_split: longWordsSplit } : {}) },
         output_tokens_details: { reasoning_tokens: 0 },
       },
       incomplete_details: null,

@@ -1,0 +1,63 @@
+// The mock policy's oracles by environment: how the mock plays each built-in environment. Only the
+// mock backend imports this, so oracles stay out of the environments the rest of the product runs.
+import { parseConfiguredName } from '../../../environments/registry';
+import type { Oracle } from '../../../environments/oracle';
+import { blackjackOracle } from '../../../environments/blackjack/oracle';
+import { citationIfOracle } from '../../../environments/citation_if/oracle';
+import { codeGenOracle } from '../../../environments/code_gen/oracle';
+import { equivalenceLlmJudgeOracle } from '../../../environments/equivalence_llm_judge/oracle';
+import { exampleMultiStepOracle } from '../../../environments/example_multi_step/oracle';
+import { exampleMultiTurnGymnasiumOracle } from '../../../environments/example_multi_turn_gymnasium/oracle';
+import { exampleSessionStateMgmtOracle } from '../../../environments/example_session_state_mgmt/oracle';
+import { exampleSingleToolCallOracle } from '../../../environments/example_single_tool_call/oracle';
+import { exampleToolCallMultirewardOracle } from '../../../environments/example_tool_call_multireward/oracle';
+import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
+import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
+import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
+import { mcqaOracle } from '../../../environments/mcqa/oracle';
+import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
+import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
+import { socialBiasOracle } from '../../../environments/social_bias/oracle';
+import { stringMatchOracle } from '../../../environments/string_match/oracle';
+import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
+import { workplaceAssistantOracle } from '../../../environments/workplace_assistant/oracle';
+
+// Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
+const ORACLES: Readonly<Record<string, Oracle<any>>> = {
+  blackjack: blackjackOracle,
+  citation_if: citationIfOracle,
+  code_gen: codeGenOracle,
+  equivalence_llm_judge: equivalenceLlmJudgeOracle,
+  example_multi_step: exampleMultiStepOracle,
+  example_multi_turn_gymnasium: exampleMultiTurnGymnasiumOracle,
+  example_session_state_mgmt: exampleSessionStateMgmtOracle,
+  example_single_tool_call: exampleSingleToolCallOracle,
+  example_tool_call_multireward: exampleToolCallMultirewardOracle,
+  gui_coordinate: guiCoordinateOracle,
+  instruction_following: instructionFollowingOracle,
+  math_with_judge: mathWithJudgeOracle,
+  mcqa: mcqaOracle,
+  reasoning_gym: reasoningGymOracle,
+  single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
+  parallel_tool_calls_single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
+  social_bias: socialBiasOracle,
+  string_match: stringMatchOracle,
+  structured_outputs: structuredOutputsOracle,
+  workplace_assistant: workplaceAssistantOracle,
+};
+
+export interface EnvironmentOracle {
+  play: Oracle<any>;
+  /** The settings the environment name carries, which some oracles need to answer readably. */
+  settings: Record<string, unknown>;
+}
+
+/**
+ * The oracle for an environment name: a configured name (`base?key=value`) plays its base
+ * environment's oracle with those settings; a remote or unknown environment has none.
+ */
+export function oracleFor(envName: string): EnvironmentOracle | undefined {
+  const { base, options } = parseConfiguredName(envName);
+  const play = Object.hasOwn(ORACLES, base) ? ORACLES[base] : undefined;
+  return play ? { play, settings: options } : undefined;
+}
