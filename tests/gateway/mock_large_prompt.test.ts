@@ -56,7 +56,7 @@ async function callWhileTicking(text: string): Promise<{ reply: JsonReply; maxGa
     last = now;
   }, 20);
   try {
-    const reply = await postJson(`${g.gateway.url}/responses`, { model, input: [{ role: 'user', content: text }] });
+    const reply = await postJson(g.gateway, "/responses", { model, input: [{ role: 'user', content: text }] });
     return { reply, maxGapMs };
   } finally {
     clearInterval(timer);
