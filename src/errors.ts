@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   SETUP_FAILED: 7,
   RUN_FAILED: 8,
   INTERNAL: 1,
+  // A run that finished with less coverage than --min-coverage asks for; its files are written.
+  INCOMPLETE: 9,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

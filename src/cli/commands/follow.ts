@@ -7,22 +7,29 @@ import type { Manifest } from '../../runs/manifest';
 import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
 import type { RunResult } from '../../../workflows/definitions';
+import { checkCoverage } from '../coverage';
 import { createProgressReporter } from '../progress';
 import { formatMetrics } from '../report';
 import { startWorker, type Session } from '../session';
 import type { GymWorker } from '../../../workers/worker';
 
+/** How a followed run ends: the coverage it must reach. */
+export interface FollowSettings {
+  minCoverage: number;
+}
+
 /** A finished run is not run again: its metrics are shown instead. Returns whether it was finished. */
-export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void): Promise<boolean> {
+export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void, follow: Pick<FollowSettings, 'minCoverage'>): Promise<boolean> {
   const store = new RunStore(manifest.config.runDir);
   const metrics = await store.readJson<RunMetrics>(store.metricsPath);
   if (!metrics || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
   say(`run ${manifest.run_id} is already complete`);
   say(formatMetrics(metrics, manifest.config.runDir));
+  checkCoverage(metrics, follow.minCoverage);
   return true;
 }
 
-export async function followRun(opts: {
+export async function followRun(opts: FollowSettings & {
   session: Session;
   handle: WorkflowHandle;
   runDir: string;
@@ -61,6 +68,7 @@ export async function followRun(opts: {
     const out = worker ? ((await worker.run(result)) as RunResult) : await result;
     reporter.finish();
     say(formatMetrics(out.metrics, opts.runDir));
+    checkCoverage(out.metrics, opts.minCoverage);
     return out;
   } catch (e) {
     // After Ctrl-C the worker stops before the run ends; that is the point, not an error.
