@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   CONFLICT: 6,
   SETUP_FAILED: 7,
   RUN_FAILED: 8,
+  DISK_FULL: 10,
   INTERNAL: 1,
   // A run that finished with less coverage than --min-coverage asks for; its files are written.
   INCOMPLETE: 9,

@@ -10,6 +10,7 @@ import type { RunResult } from '../../../workflows/definitions';
 import { checkCoverage } from '../coverage';
 import { createProgressReporter } from '../progress';
 import { formatMetrics } from '../report';
+import { runFailureError } from '../run-failure';
 import { startWorker, type Session } from '../session';
 import type { GymWorker } from '../../../workers/worker';
 
@@ -73,7 +74,7 @@ export async function followRun(opts: FollowSettings & {
   } catch (e) {
     // After Ctrl-C the worker stops before the run ends; that is the point, not an error.
     if (interrupted) return undefined;
-    throw e;
+    throw runFailureError(e, opts.runDir) ?? e;
   } finally {
     stopped = true;
     await poll;
