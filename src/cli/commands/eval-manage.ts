@@ -9,6 +9,7 @@ import { RUN_ID, ENV_NAME, MODEL_NAME } from '../../temporal/search-attributes';
 import { intFlag, parseFlags } from '../args';
 import { formatProgress } from '../progress';
 import { coverageShortfall, MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
+import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
 import { formatMetrics } from '../report';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
@@ -16,8 +17,9 @@ import { MAX_CONCURRENCY, setConcurrencySignal } from '../../../workflows/defini
 
 const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
 const LIST_USAGE = 'usage: gym eval list [--limit N] [--json]';
-const RESUME_USAGE = `usage: gym eval resume <run folder> [--concurrency C] [--no-worker] [--min-coverage P]
-${MIN_COVERAGE_USAGE}`;
+const RESUME_USAGE = `usage: gym eval resume <run folder> [--concurrency C] [--no-worker] [--min-coverage P] [--reconnect-timeout S]
+${MIN_COVERAGE_USAGE}
+${RECONNECT_USAGE}`;
 
 function onePositional(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new GymError('BAD_FLAG', `expected one run (its folder or id)\n\n${usage}`);
@@ -95,7 +97,7 @@ export async function evalList(argv: string[], logger: Logger, say: (line: strin
 export async function evalResume(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(
     argv,
-    { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' }, 'min-coverage': { type: 'string' } },
+    { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'reconnect-timeout': { type: 'string' } },
     RESUME_USAGE,
   );
   if (values.help) return say(RESUME_USAGE);
@@ -103,7 +105,7 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   const manifest = await readManifest(runDir);
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY });
-  const follow = { minCoverage: minCoverageFlag(values) };
+  const follow = { minCoverage: minCoverageFlag(values), reconnectTimeoutMs: reconnectTimeoutMs(values) };
   const resumed = concurrency ? { ...manifest, config: { ...manifest.config, concurrency } } : manifest;
   const session = await openSession(logger, say);
   try {

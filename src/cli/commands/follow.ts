@@ -1,5 +1,6 @@
 // Drives a started run to its end from the command line: an in-process worker (unless told not
 // to), the live progress line, Ctrl-C that leaves the run resumable, and the metrics at the end.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { queryProgress, runStatus } from '../../runs/client';
@@ -9,14 +10,16 @@ import { RunStore } from '../../store/run-store';
 import type { RunResult } from '../../../workflows/definitions';
 import { checkCoverage } from '../coverage';
 import { createProgressReporter } from '../progress';
+import { isConnectionLoss, ServerLink } from '../reconnect';
 import { formatMetrics } from '../report';
 import { runFailureError } from '../run-failure';
 import { startWorker, type Session } from '../session';
 import type { GymWorker } from '../../../workers/worker';
 
-/** How a followed run ends: the coverage it must reach. */
+/** How a followed run ends: the coverage it must reach, and how long a lost server is waited for. */
 export interface FollowSettings {
   minCoverage: number;
+  reconnectTimeoutMs: number;
 }
 
 /** A finished run is not run again: its metrics are shown instead. Returns whether it was finished. */
@@ -38,12 +41,22 @@ export async function followRun(opts: FollowSettings & {
   logger: Logger;
   say: (line: string) => void;
 }): Promise<RunResult | undefined> {
-  const { session, handle, say } = opts;
+  const { session, say } = opts;
   const reporter = createProgressReporter();
+  const abort = new AbortController();
+  const link = new ServerLink({
+    address: session.settings.address,
+    timeoutMs: opts.reconnectTimeoutMs,
+    runDir: opts.runDir,
+    say,
+    signal: abort.signal,
+    beforeSay: () => reporter.finish(),
+  });
   let worker: GymWorker | undefined;
   let interrupted = false;
   const onSignal = () => {
     interrupted = true;
+    abort.abort();
     reporter.finish();
     say(`interrupted: the run is kept in Temporal; continue it with \`gym eval resume ${opts.runDir}\``);
     worker?.worker.shutdown();
@@ -56,13 +69,25 @@ export async function followRun(opts: FollowSettings & {
     worker?.worker.shutdown();
     return undefined;
   }
-  const result = handle.result() as Promise<RunResult>;
+  let handle = opts.handle;
+  // The long poll for the result is what notices a lost server; a fresh connection takes it up again.
+  const result = (async (): Promise<RunResult> => {
+    for (;;) {
+      try {
+        return (await handle.result()) as RunResult;
+      } catch (e) {
+        if (!isConnectionLoss(e)) throw e;
+      }
+      await link.recover(() => session.reconnect());
+      handle = session.client.workflow.getHandle(handle.workflowId);
+    }
+  })();
   let stopped = false;
   const poll = (async () => {
     while (!stopped) {
-      const p = await queryProgress(handle);
-      if (p && !stopped) reporter.update(p);
-      await new Promise((r) => setTimeout(r, 1000));
+      const p = link.lost ? undefined : await queryProgress(handle);
+      if (p && !stopped && !link.lost) reporter.update(p);
+      await sleep(1000);
     }
   })();
   try {
