@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   CONFLICT: 6,
   SETUP_FAILED: 7,
   RUN_FAILED: 8,
+  // A run that finished with less coverage than --min-coverage asks for; its files are written.
   INCOMPLETE: 9,
   DISK_FULL: 10,
   INTERNAL: 1,

@@ -8,16 +8,33 @@ import { createGymWorker, installRuntime, type GymWorker } from '../../workers/w
 
 export interface Session {
   settings: TemporalSettings;
-  client: Client;
+  /** The current client; `reconnect` replaces it. */
+  readonly client: Client;
+  /**
+   * Replaces the client with a freshly connected one. After an outage the old channel may sit out a
+   * reconnect backoff of up to two minutes before it tries again; a new connection tries at once.
+   */
+  reconnect(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function openSession(logger: Logger, say: (line: string) => void): Promise<Session> {
   installRuntime(logger);
   const settings = await ensureServer(temporalSettingsFromEnv(), say);
-  const client = await connectClient(settings);
+  let client = await connectClient(settings);
   if (!settings.embedded) await ensureSearchAttributes(client, settings.namespace);
-  return { settings, client, close: () => client.connection.close() };
+  return {
+    settings,
+    get client() {
+      return client;
+    },
+    async reconnect() {
+      const old = client;
+      client = await connectClient(settings);
+      await old.connection.close().catch(() => {});
+    },
+    close: () => client.connection.close(),
+  };
 }
 
 /** A worker for one task queue: a run's own, or a shared pool's. */

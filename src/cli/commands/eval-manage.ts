@@ -9,6 +9,8 @@ import { queryProgress, readManifest, resolveRun, startRun } from '../../runs/cl
 import { RUN_ID, ENV_NAME, MODEL_NAME } from '../../temporal/search-attributes';
 import { intFlag, parseFlags } from '../args';
 import { formatProgress } from '../progress';
+import { coverageShortfall, MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
+import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
 import { formatMetrics } from '../report';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
@@ -16,7 +18,9 @@ import { MAX_CONCURRENCY, setConcurrencyUpdate } from '../../../workflows/defini
 
 const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
 const LIST_USAGE = 'usage: gym eval list [--limit N] [--json]';
-const RESUME_USAGE = 'usage: gym eval resume <run folder> [--concurrency C] [--no-worker]';
+const RESUME_USAGE = `usage: gym eval resume <run folder> [--concurrency C] [--no-worker] [--min-coverage P] [--reconnect-timeout S]
+${MIN_COVERAGE_USAGE}
+${RECONNECT_USAGE}`;
 
 function onePositional(positionals: string[], usage: string): string {
   if (positionals.length !== 1) throw new GymError('BAD_FLAG', `expected one run (its folder or id)\n\n${usage}`);
@@ -47,7 +51,12 @@ export async function evalStatus(argv: string[], logger: Logger, say: (line: str
     say(`run ${workflowId}: ${description.status.name.toLowerCase()} (started ${description.startTime.toISOString()})`);
     if (runDir) say(`folder: ${runDir}`);
     if (progress) say(formatProgress(progress, 0));
-    if (metrics && description.status.name === 'COMPLETED') say(formatMetrics(metrics, runDir!));
+    if (metrics && description.status.name === 'COMPLETED') {
+      say(formatMetrics(metrics, runDir!));
+      // Status reports a shortfall; only the commands that run the eval turn it into an exit status.
+      const shortfall = coverageShortfall(metrics, 1);
+      if (shortfall) say(shortfall);
+    }
     if (['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'].includes(description.status.name)) {
       say(`the run was interrupted; continue it with \`gym eval resume ${runDir ?? '<run folder>'}\``);
     }
@@ -99,21 +108,26 @@ function runFolder(ref: string): string {
 }
 
 export async function evalResume(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
-  const { values, positionals } = parseFlags(argv, { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' } }, RESUME_USAGE);
+  const { values, positionals } = parseFlags(
+    argv,
+    { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'reconnect-timeout': { type: 'string' } },
+    RESUME_USAGE,
+  );
   if (values.help) return say(RESUME_USAGE);
   const runDir = runFolder(onePositional(positionals, RESUME_USAGE));
   const manifest = await readManifest(runDir);
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY });
+  const follow = { minCoverage: minCoverageFlag(values), reconnectTimeoutMs: reconnectTimeoutMs(values) };
   const resumed = concurrency ? { ...manifest, config: { ...manifest.config, concurrency } } : manifest;
   const session = await openSession(logger, say);
   try {
-    if (await showIfComplete(session, manifest, say)) return;
+    if (await showIfComplete(session, manifest, say, follow)) return;
     const handle = await startRun(session.client, resumed);
     // An already-running workflow keeps its input, so a new concurrency travels as an update.
     if (concurrency) await handle.executeUpdate(setConcurrencyUpdate, { args: [concurrency] });
     say(`resuming run ${manifest.run_id} (workflow ${handle.workflowId})`);
-    await followRun({ session, handle, runDir: manifest.config.runDir, taskQueue: resumed.config.taskQueue, withWorker: !values['no-worker'], logger, say });
+    await followRun({ session, handle, runDir: manifest.config.runDir, taskQueue: resumed.config.taskQueue, withWorker: !values['no-worker'], logger, say, ...follow });
   } finally {
     await session.close();
   }

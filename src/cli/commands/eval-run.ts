@@ -12,6 +12,8 @@ import { checkOutputDir } from '../../runs/output-dir';
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
+import { MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
+import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
 
@@ -32,6 +34,8 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
   --detach             start the run and return; workers elsewhere (gym worker start) run it
   --no-worker          follow the run without running a worker in this process
+${MIN_COVERAGE_USAGE}
+${RECONNECT_USAGE}
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
 openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
 judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)`;
@@ -56,6 +60,8 @@ const FLAGS = {
   'run-id': { type: 'string' },
   detach: { type: 'boolean' },
   'no-worker': { type: 'boolean' },
+  'min-coverage': { type: 'string' },
+  'reconnect-timeout': { type: 'string' },
   'mock-accuracy': { type: 'string' },
   'mock-seed': { type: 'string' },
   'mock-latency-ms': { type: 'string' },
@@ -171,15 +177,16 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
   const fromFile = values.config ? readConfigFile(values.config, new Set(Object.keys(FLAGS))) : {};
   const config = buildRunConfig({ ...fromFile, ...values });
+  const follow = { minCoverage: minCoverageFlag({ ...fromFile, ...values }), reconnectTimeoutMs: reconnectTimeoutMs({ ...fromFile, ...values }) };
   const datasetHash = await validateRunInput(config);
   const session = await openSession(logger, say);
   try {
     const { manifest, resumed } = await prepareRun(config, datasetHash);
-    if (resumed && (await showIfComplete(session, manifest, say))) return;
+    if (resumed && (await showIfComplete(session, manifest, say, follow))) return;
     const handle = await startRun(session.client, manifest);
     say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
     if (values.detach) return;
-    await followRun({ session, handle, runDir: config.runDir, taskQueue: config.taskQueue, withWorker: !values['no-worker'], logger, say });
+    await followRun({ session, handle, runDir: config.runDir, taskQueue: config.taskQueue, withWorker: !values['no-worker'], logger, say, ...follow });
   } finally {
     await session.close();
   }

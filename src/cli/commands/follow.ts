@@ -1,5 +1,6 @@
 // Drives a started run to its end from the command line: an in-process worker (unless told not
 // to), the live progress line, Ctrl-C that leaves the run resumable, and the metrics at the end.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { queryProgress, runStatus } from '../../runs/client';
@@ -7,22 +8,32 @@ import type { Manifest } from '../../runs/manifest';
 import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
 import type { RunResult } from '../../../workflows/definitions';
+import { checkCoverage } from '../coverage';
 import { createProgressReporter } from '../progress';
+import { isConnectionLoss, ServerLink } from '../reconnect';
 import { formatMetrics } from '../report';
+import { runFailureError } from '../run-failure';
 import { startWorker, type Session } from '../session';
 import type { GymWorker } from '../../../workers/worker';
 
+/** How a followed run ends: the coverage it must reach, and how long a lost server is waited for. */
+export interface FollowSettings {
+  minCoverage: number;
+  reconnectTimeoutMs: number;
+}
+
 /** A finished run is not run again: its metrics are shown instead. Returns whether it was finished. */
-export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void): Promise<boolean> {
+export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void, follow: Pick<FollowSettings, 'minCoverage'>): Promise<boolean> {
   const store = new RunStore(manifest.config.runDir);
   const metrics = await store.readJson<RunMetrics>(store.metricsPath);
   if (!metrics || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
   say(`run ${manifest.run_id} is already complete`);
   say(formatMetrics(metrics, manifest.config.runDir));
+  checkCoverage(metrics, follow.minCoverage);
   return true;
 }
 
-export async function followRun(opts: {
+export async function followRun(opts: FollowSettings & {
   session: Session;
   handle: WorkflowHandle;
   runDir: string;
@@ -31,12 +42,22 @@ export async function followRun(opts: {
   logger: Logger;
   say: (line: string) => void;
 }): Promise<RunResult | undefined> {
-  const { session, handle, say } = opts;
+  const { session, say } = opts;
   const reporter = createProgressReporter();
+  const abort = new AbortController();
+  const link = new ServerLink({
+    address: session.settings.address,
+    timeoutMs: opts.reconnectTimeoutMs,
+    runDir: opts.runDir,
+    say,
+    signal: abort.signal,
+    beforeSay: () => reporter.finish(),
+  });
   let worker: GymWorker | undefined;
   let interrupted = false;
   const onSignal = () => {
     interrupted = true;
+    abort.abort();
     reporter.finish();
     say(`interrupted: the run is kept in Temporal; continue it with \`gym eval resume ${opts.runDir}\``);
     worker?.worker.shutdown();
@@ -49,24 +70,37 @@ export async function followRun(opts: {
     worker?.worker.shutdown();
     return undefined;
   }
-  const result = handle.result() as Promise<RunResult>;
+  let handle = opts.handle;
+  // The long poll for the result is what notices a lost server; a fresh connection takes it up again.
+  const result = (async (): Promise<RunResult> => {
+    for (;;) {
+      try {
+        return (await handle.result()) as RunResult;
+      } catch (e) {
+        if (!isConnectionLoss(e)) throw e;
+      }
+      await link.recover(() => session.reconnect());
+      handle = session.client.workflow.getHandle(handle.workflowId);
+    }
+  })();
   let stopped = false;
   const poll = (async () => {
     while (!stopped) {
-      const p = await queryProgress(handle);
-      if (p && !stopped) reporter.update(p);
-      await new Promise((r) => setTimeout(r, 1000));
+      const p = link.lost ? undefined : await queryProgress(handle);
+      if (p && !stopped && !link.lost) reporter.update(p);
+      await sleep(1000);
     }
   })();
   try {
     const out = worker ? ((await worker.run(result)) as RunResult) : await result;
     reporter.finish();
     say(formatMetrics(out.metrics, opts.runDir));
+    checkCoverage(out.metrics, opts.minCoverage);
     return out;
   } catch (e) {
     // After Ctrl-C the worker stops before the run ends; that is the point, not an error.
     if (interrupted) return undefined;
-    throw e;
+    throw runFailureError(e, opts.runDir) ?? e;
   } finally {
     stopped = true;
     await poll;

@@ -1,0 +1,66 @@
+// The exit status of `gym eval run|resume|status` for a finished run, through the real command: a run
+// whose every rollout failed (a model endpoint that refuses connections) is INCOMPLETE unless
+// --min-coverage allows it, with one line saying why; a fully covered run exits 0.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors';
+import { gym } from '../helpers/gym-cli';
+import { tempDir } from '../helpers/run';
+import { freePort, startTestServer, type TestServer } from '../helpers/temporal-server';
+
+const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+describe('exit status by coverage', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startTestServer();
+    env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir, GYMFLOW_TEST_DUMMY_KEY: 'sk-not-a-real-key' };
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('a run whose every rollout failed exits INCOMPLETE, still writes its files, and status reports it with 0', async () => {
+    const closedPort = await freePort(); // nothing listens there: every model call is refused
+    const out = path.join(await tempDir(), 'dead-endpoint');
+    const args = [
+      'eval', 'run', '--env', 'example_multi_step', '--input', EXAMPLE, '--output', out, '--limit', '3',
+      '--model', 'openai', '--model-name', 'gpt-test', '--model-url', `http://127.0.0.1:${closedPort}/v1`,
+      '--api-key-env', 'GYMFLOW_TEST_DUMMY_KEY', '--max-attempts', '1',
+    ];
+    const r = await gym(args, env, { timeoutMs: 300_000 });
+    expect(r.code, r.stderr).toBe(ERROR_CODES.INCOMPLETE);
+    expect(r.stdout).toMatch(/rollouts: 0\/3 recorded, 3 failed \(coverage 0\.0%\)/);
+    expect(r.stderr).toMatch(/^gym: coverage 0\.0% is below --min-coverage 100%: 3 rollouts failed \(see failures\.jsonl\)$/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(lines(path.join(out, 'failures.jsonl'))).toHaveLength(3);
+    expect(JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')).coverage).toBe(0);
+
+    const status = await gym(['eval', 'status', out], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/completed/);
+    expect(status.stdout).toMatch(/coverage 0\.0% is below --min-coverage 100%: 3 rollouts failed/);
+
+    // A finished run is shown again, not rerun: resume and run give the same verdict, which the threshold sets.
+    const resumed = await gym(['eval', 'resume', out], env);
+    expect(resumed.code).toBe(ERROR_CODES.INCOMPLETE);
+    expect(resumed.stdout).toMatch(/already complete/);
+    const allowed = await gym([...args, '--min-coverage', '0'], env);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toMatch(/already complete/);
+    const bad = await gym([...args, '--min-coverage', '60%'], env);
+    expect(bad.code).toBe(ERROR_CODES.BAD_FLAG);
+    expect(bad.stderr).toMatch(/--min-coverage must be a number between 0 and 1, got "60%"/);
+  });
+
+  it('a fully covered run exits 0', async () => {
+    const out = path.join(await tempDir(), 'all-good');
+    const r = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--limit', '2', '--num-repeats', '2'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/rollouts: 4\/4 recorded, 0 failed \(coverage 100\.0%\)/);
+    expect(r.stdout + r.stderr).not.toMatch(/below --min-coverage/);
+  });
+});
