@@ -28,7 +28,7 @@ export function collateRun(input: CollateInput): Promise<Collated> {
   return runActivity(() => collate(input));
 }
 
-async function collate(input: CollateInput): Promise<Collated> {
+export async function collate(input: CollateInput): Promise<Collated> {
   const store = new RunStore(input.runDir);
   await store.init();
   await mkdir(path.join(input.runDir, 'work'), { recursive: true });

@@ -3,7 +3,6 @@
 // `finishRollout` (verify, record exactly once). Every call is journaled before the next starts, so a
 // retry continues at the last finished call: no model call paid twice, no tool mutating state twice.
 import path from 'node:path';
-import { stat } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
 import { nextMove, type ModelTurnShape } from '../src/agents/loop';
 import { resolveEnvironment, type EnvRef } from '../src/environments/ref';
@@ -54,25 +53,29 @@ export function journalPath(runDir: string, key: RolloutKey): string {
   return path.join(runDir, 'work', `${rolloutId(key)}.jsonl`);
 }
 
-const taskCache = new Map<string, { version: string; rows: Map<number, unknown> }>();
-const TASK_CACHE_ROWS = 10_000;
+/** Task rows of the runs this process works on, raw and validated; a run's tasks.jsonl never changes. */
+const taskCache = new Map<string, Map<number, { raw: Record<string, unknown>; parsed: any }>>();
+const TASK_CACHE_RUNS = 8;
+const TASK_CACHE_ROWS = 20_000;
 
-/** A task row validated against its environment; cached per process while tasks.jsonl is unchanged. */
-async function loadTask(store: RunStore, env: AnyEnvironment, taskIndex: number): Promise<any> {
-  const st = await stat(store.tasksPath);
-  const version = `${st.ino}:${st.mtimeMs}:${st.size}:${env.name}`;
-  let cached = taskCache.get(store.tasksPath);
-  if (!cached || cached.version !== version) {
-    cached = { version, rows: new Map() };
-    taskCache.set(store.tasksPath, cached);
+/** A task row, raw and validated against its environment, cached per run incarnation. */
+async function loadTask(spec: RolloutSpec, store: RunStore, env: AnyEnvironment, taskIndex: number): Promise<{ raw: Record<string, unknown>; parsed: any }> {
+  const runKey = `${spec.runDir}|${spec.epoch}|${env.name}`;
+  let rows = taskCache.get(runKey);
+  if (!rows) {
+    if (taskCache.size >= TASK_CACHE_RUNS) taskCache.delete(taskCache.keys().next().value!);
+    rows = new Map();
+    taskCache.set(runKey, rows);
   }
-  if (cached.rows.has(taskIndex)) return cached.rows.get(taskIndex);
-  const row = await store.readTask(taskIndex);
-  const parsed = env.taskSchema.safeParse(row);
+  const hit = rows.get(taskIndex);
+  if (hit) return hit;
+  const raw = await store.readTask(taskIndex);
+  const parsed = env.taskSchema.safeParse(raw);
   if (!parsed.success) throw new GymError('BAD_TASK', `task ${taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
-  if (cached.rows.size >= TASK_CACHE_ROWS) cached.rows.clear();
-  cached.rows.set(taskIndex, parsed.data);
-  return parsed.data;
+  if (rows.size >= TASK_CACHE_ROWS) rows.clear();
+  const row = { raw, parsed: parsed.data };
+  rows.set(taskIndex, row);
+  return row;
 }
 
 function shapeOf(turn: ModelTurn): ModelTurnShape {
@@ -151,13 +154,13 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         const settled = await store.findOutcome(rolloutId(key));
         if (settled) return { done: true, toolCalls: 0, outcome: settled };
         await inStage('seed', async () => {
-          const task = await loadTask(store, env, key.taskIndex);
+          const task = (await loadTask(spec, store, env, key.taskIndex)).parsed;
           const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
           await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined });
         });
         episode = episodeOf(await journal.read());
       }
-      const task = await inStage('seed', () => loadTask(store, env, key.taskIndex));
+      const task = (await inStage('seed', () => loadTask(spec, store, env, key.taskIndex))).parsed;
       let turn = episode.turns.find((t) => t.step === step)?.model;
       if (!turn) {
         await inStage('model', () => callModel(spec, key, step, task, episode, journal));
@@ -196,10 +199,10 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       const store = new RunStore(spec.runDir);
       const id = rolloutId(key);
       const episode = episodeOf(await journal.read());
+      const env = resolveEnvironment(spec.env);
+      const { raw: row, parsed: task } = await inStage('verify', () => loadTask(spec, store, env, key.taskIndex));
       let verified = episode.verify;
       if (!verified) {
-        const env = resolveEnvironment(spec.env);
-        const task = await inStage('verify', () => loadTask(store, env, key.taskIndex));
         const response = episodeResponse(episode);
         const judgeModel = spec.judgeModel;
         const judge: JudgeCall | undefined = judgeModel
@@ -210,7 +213,6 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         await journal.append(verified);
       }
       await inStage('record', async () => {
-        const row = await store.readTask(key.taskIndex);
         const record: RolloutRecord = {
           ...row,
           responses_create_params: row.responses_create_params,
