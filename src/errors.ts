@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   CONFLICT: 6,
   SETUP_FAILED: 7,
   RUN_FAILED: 8,
+  /** A task's (or a model's) regex ran past its deadline; thrown in verify it fails the rollout as verify_error. */
+  REGEX_TIMEOUT: 9,
   INTERNAL: 1,
 } as const;
 
