@@ -3,12 +3,15 @@
 import { getEnvironment } from '../../src/environments/registry';
 import type { JudgeCall } from '../../src/environments/types';
 import { isGymError } from '../../src/errors';
+import type { ConversationItem } from '../../src/schemas/responses';
 import { answerResponse } from './nemo_fixtures';
 
 export interface ChildCase {
   env: string;
   task: unknown;
+  /** The final answer; `output` items (tool calls, say) come before it in the episode. */
   text: string;
+  output?: ConversationItem[];
 }
 
 export interface ChildOutcome {
@@ -36,7 +39,9 @@ for (const c of JSON.parse(input) as ChildCase[]) {
   const env = getEnvironment(c.env);
   let outcome: Omit<ChildOutcome, 'ticks'>;
   try {
-    const result = await env.verify(env.taskSchema.parse(c.task), answerResponse(c.text), { state: null, judge: fakeJudge });
+    const response = answerResponse(c.text);
+    response.output.unshift(...(c.output ?? []));
+    const result = await env.verify(env.taskSchema.parse(c.task), response, { state: null, judge: fakeJudge });
     outcome = { reward: result.reward };
   } catch (e) {
     outcome = { error: { code: isGymError(e) ? e.code : undefined, message: (e as Error).message } };
