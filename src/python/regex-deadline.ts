@@ -8,9 +8,12 @@ export const REGEX_DEADLINE_MS = 2000;
 /** How long a fresh worker may take to pick up its first call (it starts a Node isolate). */
 const START_MS = 30_000;
 
-const IDLE = 0;
-const RUNNING = 1;
-const DONE = 2;
+// The worker's state word: starting until its isolate runs, then each call goes PENDING → DONE. Only
+// DONE (and READY, once) wake the main thread, so a call costs one wake-up.
+const STARTING = 0;
+const READY = 1;
+const PENDING = 2;
+const DONE = 3;
 
 // Plain JS, so the worker starts without the TypeScript loader. It keeps the last text and the compiled
 // patterns, so repeated calls (findall's steps, a pattern over many rows) send only what changed.
@@ -20,10 +23,10 @@ const state = new Int32Array(workerData.state);
 const replies = workerData.replies;
 const compiled = new Map();
 let text = '';
+Atomics.store(state, 0, ${READY});
+Atomics.notify(state, 0);
 const pack = (m) => m && { v: [...m], i: m.index, g: m.groups && { ...m.groups }, d: m.indices && [...m.indices], dg: m.indices && m.indices.groups && { ...m.indices.groups } };
 parentPort.on('message', (req) => {
-  Atomics.store(state, 0, ${RUNNING});
-  Atomics.notify(state, 0);
   let reply;
   try {
     if (req.text !== undefined) text = req.text;
@@ -75,6 +78,7 @@ class MatchWorker {
   private readonly replies: MessagePort;
   /** The text the worker holds, so an unchanged text is not copied again. */
   private heldText: string | undefined;
+  stopped = false;
 
   constructor() {
     const { port1, port2 } = new MessageChannel();
@@ -92,14 +96,15 @@ class MatchWorker {
 
   /** The reply, or null when the call is still running after `deadlineMs` (the worker is then unusable). */
   call(request: Op, text: string, deadlineMs: number): Reply | null {
-    if (this.heldText !== text) request.text = text;
-    Atomics.store(this.state, 0, IDLE);
-    this.worker.postMessage(request);
-    this.heldText = text;
-    if (!this.waitWhile(IDLE, START_MS)) {
+    if (!this.waitWhile(STARTING, START_MS)) {
+      this.stop();
       throw new GymError('INTERNAL', `the regex worker thread did not start within ${START_MS / 1000} s`);
     }
-    if (!this.waitWhile(RUNNING, deadlineMs)) return null;
+    if (this.heldText !== text) request.text = text;
+    Atomics.store(this.state, 0, PENDING);
+    this.worker.postMessage(request);
+    this.heldText = text;
+    if (!this.waitWhile(PENDING, deadlineMs)) return null;
     return receiveMessageOnPort(this.replies)!.message as Reply;
   }
 
@@ -116,6 +121,7 @@ class MatchWorker {
 
   /** Stops a runaway match: terminating the thread interrupts V8's regex engine mid-backtrack. */
   stop(): void {
+    this.stopped = true;
     this.replies.close();
     void this.worker.terminate();
   }
@@ -125,11 +131,11 @@ let current: MatchWorker | undefined;
 
 /** `shown` is the pattern as its author wrote it (before translation to JS), for the error message. */
 function run(op: Op['op'], re: RegExp, text: string, shown: string): Reply {
+  if (current?.stopped) current = undefined;
   current ??= new MatchWorker();
   const reply = current.call({ op, source: re.source, flags: re.flags, lastIndex: re.lastIndex }, text, REGEX_DEADLINE_MS);
   if (reply === null) {
     current.stop();
-    current = undefined;
     throw new GymError(
       'REGEX_TIMEOUT',
       `the pattern ${JSON.stringify(shown)} was still matching a ${text.length}-character text after ${REGEX_DEADLINE_MS / 1000} s ` +
