@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   ENV_ERROR: 8,
   VERIFY_ERROR: 8,
   JUDGE_FAILED: 8,
+  /** A task's (or a model's) regex ran past its deadline: the same pattern on the same text would again. */
+  REGEX_TIMEOUT: 8,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -32,7 +34,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
  * Codes a retry cannot fix: bad input or task, and an upstream that refused the request (4xx other
  * than 408/409/429). Temporal is told never to retry them.
  */
-const NON_RETRYABLE = new Set<ErrorCode>(['BAD_FLAG', 'BAD_INPUT', 'NOT_FOUND', 'CONFLICT', 'SETUP_FAILED', 'BAD_TASK', 'MODEL_REJECTED', 'DISK_FULL']);
+const NON_RETRYABLE = new Set<ErrorCode>(['BAD_FLAG', 'BAD_INPUT', 'NOT_FOUND', 'CONFLICT', 'SETUP_FAILED', 'BAD_TASK', 'MODEL_REJECTED', 'DISK_FULL', 'REGEX_TIMEOUT']);
 
 /**
  * Codes that stop the whole run instead of one rollout: with the disk full even the sidecar cannot be

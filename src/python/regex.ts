@@ -1,6 +1,7 @@
 // Python `re` on JavaScript's engine (findall/search/fullmatch/sub, with Python 3.7+'s empty-match stepping), so
 // task regexes, ported graders and tool searches find exactly what NeMo Gym's Python code finds.
 import { PyError } from './errors';
+import { execWithDeadline } from './regex-deadline';
 import { ANY, translatePattern } from './regex_syntax';
 import { typeName } from './values';
 
@@ -13,6 +14,17 @@ export interface PyMatch {
   start: number;
   end: number;
 }
+
+export interface RegexOptions {
+  /**
+   * Match on the deadline worker (regex-deadline.ts), for a pattern a task row or a model supplies: one
+   * that backtracks catastrophically throws REGEX_TIMEOUT instead of freezing the process. Built-in
+   * patterns leave it off and match in-process, at no cost.
+   */
+  guarded?: boolean;
+}
+
+const execInProcess = (re: RegExp, text: string) => re.exec(text);
 
 function compileJs(source: string, flags: string): RegExp {
   try {
@@ -37,8 +49,9 @@ export class PyRegex {
   private readonly pyGroups: number[];
   /** Python's `pattern.groups`. */
   readonly groupCount: number;
+  private readonly exec: (re: RegExp, text: string) => RegExpExecArray | null;
 
-  constructor(pattern: string, flagLetters = '') {
+  constructor(pattern: string, flagLetters = '', options: RegexOptions = {}) {
     const { source, groupCount, pyGroups, ignoreCase } = translatePattern(pattern, flagLetters);
     const shifted = translatePattern(pattern, flagLetters, 1).source;
     this.groupCount = groupCount;
@@ -48,6 +61,7 @@ export class PyRegex {
     this.anchored = compileJs(`^(?:${source})$`, js);
     // Group 1 captures the rest of the text; the match fails if it ends where it started.
     this.nonEmptySticky = compileJs(`(?=(${ANY}*))(?:${shifted})(?!\\1$)`, `y${js}`);
+    this.exec = options.guarded ? (re, text) => execWithDeadline(re, text, pattern) : execInProcess;
   }
 
   private match(m: RegExpExecArray): PyMatch {
@@ -62,7 +76,7 @@ export class PyRegex {
       let m: RegExpExecArray | null = null;
       if (afterEmpty) {
         this.nonEmptySticky.lastIndex = pos;
-        const sticky = this.nonEmptySticky.exec(text);
+        const sticky = this.exec(this.nonEmptySticky, text);
         if (sticky) {
           sticky.splice(1, 1);
           m = sticky;
@@ -86,10 +100,10 @@ export class PyRegex {
    */
   private searchFrom(text: string, pos: number): RegExpExecArray | null {
     this.global.lastIndex = pos;
-    let m = this.global.exec(text);
+    let m = this.exec(this.global, text);
     while (m && isInsidePair(text, m.index)) {
       this.global.lastIndex = m.index + 1;
-      m = this.global.exec(text);
+      m = this.exec(this.global, text);
     }
     return m;
   }
@@ -112,7 +126,7 @@ export class PyRegex {
 
   /** `re.fullmatch`. */
   fullmatch(text: string): PyMatch | null {
-    const m = this.anchored.exec(text);
+    const m = this.exec(this.anchored, text);
     return m ? this.match(m) : null;
   }
 
@@ -139,9 +153,9 @@ function isInsidePair(text: string, index: number): boolean {
 }
 
 /** Compiles, or returns null where Python's `re.compile` would raise `re.error` (or JS cannot express the pattern). */
-export function tryPyRegex(pattern: string, flagLetters = ''): PyRegex | null {
+export function tryPyRegex(pattern: string, flagLetters = '', options: RegexOptions = {}): PyRegex | null {
   try {
-    return new PyRegex(pattern, flagLetters);
+    return new PyRegex(pattern, flagLetters, options);
   } catch (e) {
     if (e instanceof PyError) return null;
     throw e;
@@ -152,12 +166,23 @@ export function tryPyRegex(pattern: string, flagLetters = ''): PyRegex | null {
  * `re.compile(pattern, flags)` for a pattern of any JSON type (a tool argument): raises the TypeError
  * Python raises for a non-str (its pattern cache makes lists and dicts "unhashable"), and re.error.
  */
-export function pyCompile(pattern: unknown, flagLetters = ''): PyRegex {
+export function pyCompile(pattern: unknown, flagLetters = '', options: RegexOptions = {}): PyRegex {
   if (Array.isArray(pattern) || (pattern !== null && typeof pattern === 'object')) {
     throw new PyError('TypeError', `unhashable type: '${typeName(pattern)}'`);
   }
   if (typeof pattern !== 'string') throw new PyError('TypeError', 'first argument must be string or compiled pattern');
-  return new PyRegex(pattern, flagLetters);
+  return new PyRegex(pattern, flagLetters, options);
+}
+
+/** Why Python's `re.compile` (or the translation to JS) refuses the pattern, or null when it compiles. */
+export function pyRegexError(pattern: string, flagLetters = ''): string | null {
+  try {
+    new PyRegex(pattern, flagLetters);
+    return null;
+  } catch (e) {
+    if (e instanceof PyError) return `${e.kind}: ${e.message}`;
+    throw e;
+  }
 }
 
 /**
@@ -172,13 +197,13 @@ export function pyRegExp(pattern: string, flagLetters = '', options: { indices?:
 }
 
 /** `len(re.findall(pattern, text, flags))`. */
-export function pyCount(pattern: string, text: string, flagLetters = ''): number {
+export function pyCount(pattern: string, text: string, flagLetters = '', options: RegexOptions = {}): number {
   let n = 0;
-  for (const _ of new PyRegex(pattern, flagLetters).matches(text)) n++;
+  for (const _ of new PyRegex(pattern, flagLetters, options).matches(text)) n++;
   return n;
 }
 
 /** `re.search(pattern, text, flags) is not None`. */
-export function pySearch(pattern: string, text: string, flagLetters = ''): boolean {
-  return new PyRegex(pattern, flagLetters).search(text) !== null;
+export function pySearch(pattern: string, text: string, flagLetters = '', options: RegexOptions = {}): boolean {
+  return new PyRegex(pattern, flagLetters, options).search(text) !== null;
 }

@@ -6,10 +6,12 @@ import { citationIf } from '../../src/environments/citation_if';
 import type { CitationIfTask } from '../../src/environments/citation_if/task';
 import { citationIfOracle } from '../../src/environments/citation_if/oracle';
 import { seededRng } from '../../src/util/rng';
+import { verifyInChild } from './env_helpers';
 import { answerResponse, readJsonl } from './nemo_fixtures';
 
 const DATA = path.resolve(import.meta.dirname, '../../src/environments/citation_if/data');
-const tasks = readJsonl(path.join(DATA, 'example.jsonl')).map((row) => citationIf.taskSchema.parse(row));
+const rows = readJsonl<{ verifier: Record<string, unknown> }>(path.join(DATA, 'example.jsonl'));
+const tasks = rows.map((row) => citationIf.taskSchema.parse(row));
 const rollouts = readJsonl<{ _ng_task_index: number; response: never; reward: number; match_details: unknown }>(
   path.join(DATA, 'example_rollouts.jsonl'),
 );
@@ -125,5 +127,26 @@ describe('citation_if oracle', () => {
       const output = citationIfOracle(task, [], { correct, rng: seededRng(3) });
       expect(verify(task, { id: 'oracle', output }).reward).toBe(correct ? 1 : 0);
     }
+  });
+});
+
+describe('citation_if task-supplied id_regex', () => {
+  const withIdRegex = (id_regex: string) => ({ ...rows[0]!, verifier: { ...rows[0]!.verifier, id_regex } });
+
+  it('refuses a row whose id_regex does not compile, naming the field and the reason', () => {
+    const parsed = citationIf.taskSchema.safeParse(withIdRegex('citation_([a-z'));
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toEqual(['verifier', 'id_regex']);
+    expect(parsed.error!.issues[0]!.message).toMatch(/is not a valid regular expression \(re\.error: unterminated character set/);
+  });
+
+  it('a catastrophically backtracking id_regex fails verify with REGEX_TIMEOUT; the next row is graded', async () => {
+    const [frozen, next] = await verifyInChild([
+      { env: 'citation_if', task: withIdRegex('(?:citation_(?:[a-z]+)+!)'), text: `On 31 December 1999 [citation_${'a'.repeat(2000)}]` },
+      { env: 'citation_if', task: rows[0], text: 'On 31 December 1999 [citation_rjzb]' },
+    ]);
+    expect(frozen!.error?.code).toBe('REGEX_TIMEOUT');
+    expect(next).toMatchObject({ reward: 1 });
+    expect(next!.ticks).toBeGreaterThan(frozen!.ticks);
   });
 });

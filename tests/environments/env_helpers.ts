@@ -1,5 +1,8 @@
-// Test helpers for environments: replaying a recorded episode's tool calls, and unwrapping results of
-// the synchronous environments the interface allows to be async.
+// Test helpers for environments: replaying a recorded episode's tool calls, unwrapping results of the
+// synchronous environments the interface allows to be async, and verifying in a child process.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { ChildCase, ChildOutcome } from './verify_child';
 import type { ConversationItem, FunctionCallItem, FunctionCallOutputItem } from '../../src/schemas/responses';
 import type { AnyEnvironment } from '../../src/environments/types';
 
@@ -35,4 +38,31 @@ export async function replayToolCalls<State>(
     calls.push({ name: call.name, ours: result.body, recorded: typeof text === 'string' ? JSON.parse(text) : text });
   }
   return { state, calls };
+}
+
+/**
+ * Verifies the cases in order in a child process (verify_child.ts), for answers that could freeze the
+ * process that grades them: a child still running after `killAfterMs` is killed and the call rejects.
+ */
+export function verifyInChild(cases: ChildCase[], killAfterMs = 90_000): Promise<ChildOutcome[]> {
+  const script = path.join(import.meta.dirname, 'verify_child.ts');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, killAfterMs);
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (killed) reject(new Error(`verify was still running after ${killAfterMs / 1000} s: the process froze`));
+      else if (code !== 0) reject(new Error(`verify child exited with ${code}: ${stderr}`));
+      else resolve(JSON.parse(stdout) as ChildOutcome[]);
+    });
+    child.stdin.end(JSON.stringify(cases));
+  });
 }

@@ -13,6 +13,7 @@ import { JudgeError } from '../../src/environments/types';
 import { equivalenceLlmJudgeOracle } from '../../src/environments/equivalence_llm_judge/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
+import { verifyInChild } from './env_helpers';
 import { answerResponse, failingJudge, FIXTURES, joinToTasks, readJsonl, replayJudge, textJudge } from './nemo_fixtures';
 
 const DIR = path.join(FIXTURES, 'equivalence_llm_judge');
@@ -146,11 +147,30 @@ describe('equivalence_llm_judge edge cases', () => {
     expect((sent[0]!.input as { role: string }[]).map((m) => m.role)).toEqual(['system', 'user']);
   });
 
-  it('an invalid row regex judges the whole answer, as Python re.error does', async () => {
+  it('refuses a row whose output_regex does not compile, naming the field and the reason', () => {
+    const parsed = EquivalenceTask.safeParse({ responses_create_params: { input: [] }, template_metadata: { output_regex: '(unclosed' } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toEqual(['template_metadata', 'output_regex']);
+    expect(parsed.error!.issues[0]!.message).toMatch(/"\(unclosed" is not a valid regular expression \(re\.error: missing \), unterminated subpattern/);
+  });
+
+  it('an invalid response_extract_regex setting judges the whole answer, as Python re.error does', async () => {
+    const env = createEquivalenceLlmJudge({ use_per_record_regex: false, response_extract_regex: '(unclosed' });
     const { judge, sent } = textJudge('[[A=B]]');
-    const row = task({ expected_answer: '4', template_metadata: { output_regex: '(unclosed' } });
-    await equivalenceLlmJudge.verify(row, answerResponse('The answer is 4'), { state: null, judge });
+    await env.verify(task({ expected_answer: '4' }), answerResponse('The answer is 4'), { state: null, judge });
     expect(userPrompt(sent[0]!)).toMatch(/CANDIDATE:\nThe answer is 4$/);
+  });
+
+  it('a catastrophically backtracking output_regex fails verify with REGEX_TIMEOUT; the next row is judged', async () => {
+    const catastrophic = '^(?:[a-z ]+\\s*)+:(\\w)';
+    const row = (output_regex: string) => ({ responses_create_params: { input: [{ role: 'user', content: 'Q?' }] }, expected_answer: '4', template_metadata: { output_regex } });
+    const [frozen, next] = await verifyInChild([
+      { env: 'equivalence_llm_judge', task: row(catastrophic), text: 'so the answer is four and not five '.repeat(40) },
+      { env: 'equivalence_llm_judge', task: row('Answer:\\s*(\\d+)'), text: 'Answer: 4' },
+    ]);
+    expect(frozen!.error?.code).toBe('REGEX_TIMEOUT');
+    expect(next).toMatchObject({ reward: 1 });
+    expect(next!.ticks).toBeGreaterThan(frozen!.ticks);
   });
 });
 

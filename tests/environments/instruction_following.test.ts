@@ -10,6 +10,7 @@ import type { InstructionFollowingTask } from '../../src/environments/instructio
 import { instructionFollowingOracle } from '../../src/environments/instruction_following/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
+import { verifyInChild } from './env_helpers';
 import { answerResponse, FIXTURES, readJsonl } from './nemo_fixtures';
 
 const DIR = path.join(FIXTURES, 'instruction_following');
@@ -269,5 +270,24 @@ describe('instruction_following oracle', () => {
   it.each(tasks.map((t) => [t.id, t] as const))('example row %i', (_id, task) => {
     expect(play(task, true)).toBe(1);
     expect(play(task, false)).toBe(0);
+  });
+});
+
+describe('instruction_following patterns spliced from a row', () => {
+  const row = (id: string, kwargs: Record<string, unknown>) => ({ id: 1, instruction_id_list: [id], kwargs: [kwargs], prompt: 'p', responses_create_params: { input: 'p' } });
+  const nested = '(?:[a-z]+\\s*)+!';
+  const text = 'a long answer with many plain words and no bang at all '.repeat(40);
+
+  it('a catastrophically backtracking keyword, phrase, splitter or marker fails verify with REGEX_TIMEOUT, not "not followed"', async () => {
+    const outcomes = await verifyInChild([
+      { env: 'instruction_following', task: row('keywords:existence', { keywords: [nested] }), text },
+      { env: 'instruction_following', task: row('copy:repeat_phrase', { phrase: `${nested} x`, small_n: 2 }), text },
+      { env: 'instruction_following', task: row('detectable_format:multiple_sections', { section_spliter: nested, num_sections: 2 }), text },
+      { env: 'instruction_following', task: row('detectable_content:postscript', { postscript_marker: nested }), text },
+      { env: 'instruction_following', task: row('keywords:existence', { keywords: ['plain'] }), text },
+    ]);
+    expect(outcomes.slice(0, 4).map((o) => o.error?.code)).toEqual(['REGEX_TIMEOUT', 'REGEX_TIMEOUT', 'REGEX_TIMEOUT', 'REGEX_TIMEOUT']);
+    expect(outcomes[4]).toMatchObject({ reward: 1 });
+    expect(outcomes[4]!.ticks).toBeGreaterThan(outcomes[0]!.ticks);
   });
 });

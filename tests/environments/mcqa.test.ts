@@ -1,7 +1,12 @@
 // mcqa against NeMo Gym: recorded rollouts must score as NeMo Gym scored them, and hand-made answers
 // must score as NeMo Gym's mcqa/app.py (v0.6.0) would, reasoned from its source.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { GymError } from '../../src/errors';
+import { loadTasks } from '../../src/tasks/load';
+import { verifyInChild } from './env_helpers';
 import { mcqa, McqaTask } from '../../src/environments/mcqa';
 import { mcqaOracle } from '../../src/environments/mcqa/oracle';
 import { seededRng } from '../../src/util/rng';
@@ -225,7 +230,6 @@ describe('mcqa template_metadata.output_regex', () => {
   it('tries a list of regexes in order and falls back to the grading mode', () => {
     expect(score('Antwort: C', tm(['Answer\\s*:\\s*([A-Za-z])', 'Antwort\\s*:\\s*([A-Za-z])']))).toMatchObject({ reward: 1 });
     expect(score('\\boxed{C}', tm('Option Selected:\\s*([A-Za-z])'))).toMatchObject({ reward: 1 });
-    expect(score('\\boxed{C}', tm('(['))).toMatchObject({ reward: 1 }); // invalid regex → ignored
   });
 
   it('uses whole matches when the regex has no group, and normalises localised letters', () => {
@@ -243,6 +247,36 @@ describe('mcqa template_metadata.output_regex', () => {
     expect(() => score('Answer: C', tm('(Answer): ([A-D])'))).toThrow(/capture groups/);
     // No match, no crash: NeMo Gym only fails on the tuple findall returns.
     expect(score('\\boxed{C}', tm('(Nope): ([A-D])'))).toMatchObject({ reward: 1 });
+  });
+});
+
+describe('mcqa task-supplied patterns', () => {
+  const tm = (output_regex: unknown) => ({ template_metadata: { output_regex } });
+
+  it('refuses a row whose output_regex does not compile, naming the line, the field and the reason', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'mcqa-regex-'));
+    const file = path.join(dir, 'tasks.jsonl');
+    const rows = [row(tm('Answer:\\s*([A-D])')), row(tm('([A-Z')), row(tm(['Answer:\\s*([A-D])', 'x{2,1}']))];
+    await writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const error = await loadTasks(file, mcqa).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GymError);
+    const details = (error as GymError).details ?? [];
+    expect(details).toHaveLength(2);
+    expect(details[0]).toMatch(/^line 2: template_metadata\.output_regex: "\(\[A-Z" is not a valid regular expression \(re\.error: unterminated character set/);
+    expect(details[1]).toMatch(/^line 3: template_metadata\.output_regex\.1: "x\{2,1\}" is not a valid regular expression \(re\.error: /);
+  });
+
+  it('a catastrophically backtracking output_regex fails verify with REGEX_TIMEOUT; the process keeps running and grades the next row', async () => {
+    const catastrophic = '^(?:[a-z ]+\\s*)+:(\\w)';
+    const longNoColon = 'the answer is clearly option c because it fits best '.repeat(40);
+    const [frozen, next] = await verifyInChild([
+      { env: 'mcqa', task: row(tm(catastrophic)), text: longNoColon },
+      { env: 'mcqa', task: row(tm('Answer:\\s*([A-D])')), text: 'Answer: C' },
+    ]);
+    expect(frozen!.error?.code).toBe('REGEX_TIMEOUT');
+    expect(frozen!.error?.message).toContain(JSON.stringify(catastrophic));
+    expect(next).toMatchObject({ reward: 1 });
+    expect(next!.ticks).toBeGreaterThan(frozen!.ticks);
   });
 });
 

@@ -8,6 +8,7 @@ import type { StructuredOutputsTask } from '../../src/environments/structured_ou
 import { structuredOutputsOracle } from '../../src/environments/structured_outputs/oracle';
 import type { ConversationItem, ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
+import { verifyInChild } from './env_helpers';
 import { answerResponse, FIXTURES, readJsonl } from './nemo_fixtures';
 
 const DIR = path.join(FIXTURES, 'structured_outputs');
@@ -174,5 +175,23 @@ describe('structured_outputs oracle', () => {
     const play = (correct: boolean) => verify(task, { id: 'oracle', output: structuredOutputsOracle(task, [], { correct, rng: seededRng(5) }) });
     if (satisfiable(task)) expect(play(true).reward).toBe(1);
     expect(play(false).reward).toBe(0);
+  });
+});
+
+describe('structured_outputs schema patterns from a row', () => {
+  const row = (pattern: string) => ({
+    responses_create_params: { input: 'p' },
+    schema_str: JSON.stringify({ type: 'object', properties: { note: { type: 'string', pattern } } }),
+  });
+
+  it('a catastrophically backtracking pattern fails verify with REGEX_TIMEOUT, not a validation_error', async () => {
+    const note = 'a long note with many plain words and no bang at all '.repeat(40);
+    const [frozen, next] = await verifyInChild([
+      { env: 'structured_outputs', task: row('^(?:[a-z]+\\s*)+!'), text: JSON.stringify({ note }) },
+      { env: 'structured_outputs', task: row('^[a-z ]+$'), text: JSON.stringify({ note }) },
+    ]);
+    expect(frozen!.error?.code).toBe('REGEX_TIMEOUT');
+    expect(next).toMatchObject({ reward: 1 });
+    expect(next!.ticks).toBeGreaterThan(frozen!.ticks);
   });
 });

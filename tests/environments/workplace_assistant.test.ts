@@ -14,7 +14,7 @@ import { workplaceAssistantOracle } from '../../src/environments/workplace_assis
 import type { ConversationItem, FunctionCallItem, ResponseObject } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';
 import { FIXTURES, readJsonl } from './nemo_fixtures';
-import { settled } from './env_helpers';
+import { settled, verifyInChild } from './env_helpers';
 
 const dir = path.join(FIXTURES, 'workplace_assistant');
 const tasks = readJsonl(path.join(dir, 'example.jsonl')).map((t) => WorkplaceTask.parse(t));
@@ -255,5 +255,26 @@ describe('workplace_assistant oracle', () => {
         expect(settled(env.verify(task, { id: 'r', output: history }, { state })).reward).toBe(correct ? 1 : 0);
       }
     }
+  });
+});
+
+describe('workplace_assistant search patterns from the model', () => {
+  const search = (task_name: string): ConversationItem => ({
+    type: 'function_call',
+    call_id: 'call_search',
+    name: 'project_management_search_tasks',
+    arguments: JSON.stringify({ task_name }),
+  });
+  const row = readJsonl(path.join(dir, 'example.jsonl'))[0];
+
+  it('a catastrophically backtracking search pattern fails verify with REGEX_TIMEOUT; the next episode is graded', async () => {
+    const [frozen, next] = await verifyInChild([
+      { env: 'workplace_assistant', task: row, text: 'Done.', output: [search('^(?:\\w+\\s*)+!')] },
+      { env: 'workplace_assistant', task: row, text: 'Done.', output: [search('prototype')] },
+    ]);
+    expect(frozen!.error?.code).toBe('REGEX_TIMEOUT');
+    expect(next!.error).toBeUndefined();
+    expect(next!.reward).toBe(0);
+    expect(next!.ticks).toBeGreaterThan(frozen!.ticks);
   });
 });

@@ -2,6 +2,7 @@
 // answer besides citation markup (0b), every ID-shaped token inside a well-formed citation and tag
 // counts balanced (1), enough valid citations (2), no invented IDs (3), and the expected IDs cited
 // without over-citing (4). No-cite mode: no citation of any shape. Answer content is never graded.
+import { matchAllWithDeadline } from '../../python/regex-deadline';
 import { PY_WORD_CLASS, pyStrip } from '../../python/str';
 import { ATTEMPT, citationPattern, DEFAULT_ID_REGEX, GRAMMARS, type Grammar } from './grammars';
 import type { Verifier } from './task';
@@ -28,9 +29,12 @@ export interface MatchDetails {
 
 const WORD_CHAR = new RegExp(`[${PY_WORD_CLASS}]`, 'u');
 
-/** Well-formed citations; a claim wrap with a blank claim is not one. */
-function citationSpans(pattern: RegExp, grammar: Grammar, text: string): RegExpExecArray[] {
-  return [...text.matchAll(pattern)].filter((m) => grammar.claimGroup === undefined || pyStrip(m[grammar.claimGroup] ?? '') !== '') as RegExpExecArray[];
+/**
+ * Well-formed citations; a claim wrap with a blank claim is not one. The pattern holds the row's
+ * id_regex, so it matches under the regex deadline.
+ */
+function citationSpans(grammar: Grammar, idRegex: string, text: string): RegExpExecArray[] {
+  return matchAllWithDeadline(citationPattern(grammar, idRegex), text, idRegex).filter((m) => grammar.claimGroup === undefined || pyStrip(m[grammar.claimGroup] ?? '') !== '');
 }
 
 /** The text with each span blanked out, except (given `keepClaim`) the claim inside a claim wrap. */
@@ -65,7 +69,7 @@ export function scoreCitations(text: string, functionCallCount: number, verifier
   const expected = verifier.expected_ids ?? null;
   const structuralOk = pyStrip(text) !== '' && functionCallCount === 0;
 
-  const spans = structuralOk ? citationSpans(citationPattern(grammar, idRegex), grammar, text) : [];
+  const spans = structuralOk ? citationSpans(grammar, idRegex, text) : [];
   const parsed = [...new Set(spans.flatMap((m) => m[1]!.split(',')))];
   const validCited = parsed.filter((id) => valid.has(id));
   const invalidCited = parsed.filter((id) => !valid.has(id));

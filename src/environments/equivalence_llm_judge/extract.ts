@@ -20,10 +20,14 @@ function lastMatchAnswer(regex: PyRegex, text: string): string | undefined {
   return pyStrip(group ?? last.text);
 }
 
+/** Extraction regexes are multiline and dotall; the task schema refuses a row's that does not compile so. */
+export const EXTRACT_REGEX_FLAGS = 'ms';
+
 function narrow(text: string, regexSource: string | null): string {
   if (!regexSource) return text;
-  // A pattern Python rejects behaves as "no match": the whole text is judged.
-  const regex = tryPyRegex(regexSource, 'ms');
+  // A pattern Python rejects (only a setting's can reach here) behaves as "no match": the whole text is
+  // judged. Rows and settings supply these patterns, so they match under the regex deadline.
+  const regex = tryPyRegex(regexSource, EXTRACT_REGEX_FLAGS, { guarded: true });
   return (regex && lastMatchAnswer(regex, text)) ?? text;
 }
 

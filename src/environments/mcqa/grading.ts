@@ -2,7 +2,7 @@
 // the task's own output_regex first, then the grading mode's rule. Null means "no answer found".
 import { GymError } from '../../errors';
 import { lastBoxedContent, peelTextWrappers } from './boxed';
-import { PyRegex, tryPyRegex } from '../../python/regex';
+import { PyRegex } from '../../python/regex';
 import { collapseLower, pyIsAlpha, pyLen, pyStrip } from '../../python/str';
 
 export const GRADING_MODES = ['strict_single_letter_boxed', 'lenient_boxed', 'lenient_answer_colon', 'lenient_answer_colon_md'] as const;
@@ -47,13 +47,16 @@ function normaliseLocalisedLetters(s: string): string {
 
 // --- template_metadata.output_regex ------------------------------------------------------------
 
+/** The task's regexes are case-insensitive; the task schema refuses one that does not compile so. */
+export const TEMPLATE_REGEX_FLAGS = 'i';
+
 /**
- * The last match of the task's own regex (case-insensitive). A single letter is trusted even when it
- * is not an option; otherwise the capture must equal an option's text. An invalid regex gives null.
+ * The last match of the task's own regex, run under the regex deadline (a task's pattern may backtrack
+ * catastrophically). A single letter is trusted even when it is not an option; otherwise the capture
+ * must equal an option's text.
  */
 function letterFromTemplateRegex(text: string, pattern: string, options: Options | null | undefined, allowed: Set<string>): string | null {
-  const regex = tryPyRegex(pattern, 'i');
-  if (!regex) return null;
+  const regex = new PyRegex(pattern, TEMPLATE_REGEX_FLAGS, { guarded: true });
   const matches = regex.findall(text);
   if (matches.length === 0) return null;
   const last = matches.at(-1)!;

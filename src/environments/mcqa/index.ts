@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { outputText } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
 import { defineEnvironment } from '../define';
-import { GRADING_MODES, allowedLetters, letterForMode, letterFromTemplateRegexes, type GradingMode } from './grading';
+import { pyPattern } from '../pattern-field';
+import { GRADING_MODES, TEMPLATE_REGEX_FLAGS, allowedLetters, letterForMode, letterFromTemplateRegexes, type GradingMode } from './grading';
 import { pyStrip } from '../../python/str';
 
 export const McqaTask = TaskRow.extend({
@@ -15,7 +16,7 @@ export const McqaTask = TaskRow.extend({
   // NeMo Gym accepts lenient_answer_colon_md only as a server setting; here a task may choose it too.
   grading_mode: z.enum(GRADING_MODES).optional(),
   template_metadata: z
-    .looseObject({ output_regex: z.union([z.string(), z.array(z.string())]).optional() })
+    .looseObject({ output_regex: z.union([pyPattern(TEMPLATE_REGEX_FLAGS), z.array(pyPattern(TEMPLATE_REGEX_FLAGS))]).optional() })
     .nullish(),
 });
 export type McqaTask = z.infer<typeof McqaTask>;

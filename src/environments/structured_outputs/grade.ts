@@ -1,5 +1,6 @@
 // Grading one structured-output answer as NeMo Gym does, step by step: empty answer, schema text,
 // parsing, coercion and validation (text mode), or the tool call's payload (tool-call mode).
+import { isGymError } from '../../errors';
 import { outputText, type ResponseObject } from '../../schemas/responses';
 import type { VerifyResult } from '../../schemas/verify';
 import { jsonLoadsPlain } from '../../python/json';
@@ -37,6 +38,8 @@ function validate(value: () => Parsed, schema: unknown): Outcome {
     const violation = schemaViolation(value(), schema);
     return violation === null ? pass() : fail('validation_error', violation.slice(0, 200));
   } catch (e) {
+    // Gymflow refusing to grade (a schema pattern past the regex deadline) is not the answer's fault.
+    if (isGymError(e)) throw e;
     return fail('validation_error', `${(e as Error).name}: ${(e as Error).message.slice(0, 200)}`);
   }
 }

@@ -75,12 +75,15 @@ export function columnEquals(table: Table, column: string, value: unknown): (cel
   return (cells) => pyEq(cells[column], value);
 }
 
+/** Search patterns come from the model's tool calls, so they match under the regex deadline. */
+export const MODEL_PATTERN = { guarded: true };
+
 /**
  * `series.str.contains(pattern, case=False)`: non-string cells give NaN, and boolean indexing with NaN
  * raises, unless `na=False` turns them into False (the calendar's search does that).
  */
 export function containsFilter(table: Table, column: string, pattern: unknown, naIsFalse = false): (cells: Cells) => boolean {
-  const regex = pyCompile(pattern, 'i');
+  const regex = pyCompile(pattern, 'i', MODEL_PATTERN);
   if (!naIsFalse && table.rows.some((r) => typeof r.cells[column] !== 'string')) {
     throw new PyError('ValueError', 'Cannot mask with non-boolean array containing NA / NaN values');
   }

@@ -1,6 +1,7 @@
 // Copy instructions: repeat the prompt (whole, a span, or N times) or a phrase with one word changed.
 import { pySplit, pyStrip } from '../../../python/str';
 import { pyRegExp } from '../../../python/regex';
+import { matchAllWithDeadline } from '../../../python/regex-deadline';
 import { pySlice } from '../../../python/sequence';
 import { truthy } from '../../../python/values';
 import { num, randint, str, type Instruction } from './types';
@@ -71,9 +72,11 @@ const repeatPhrase: Instruction = {
   build({ phrase, small_n }, rng) {
     const reference = pySplit(!truthy(phrase) ? rng.pick(PHRASES) : pyStrip(str(phrase)));
     const times = !truthy(small_n) ? randint(rng, 2, 3) : num(small_n);
-    const pattern = pyRegExp(`${reference[0]} .*? ${reference.at(-1)}`);
+    // The row's phrase is spliced in unescaped, so the pattern matches under the regex deadline.
+    const source = `${reference[0]} .*? ${reference.at(-1)}`;
+    const pattern = pyRegExp(source);
     return (text) => {
-      const found = [...text.matchAll(pattern)].map((m) => pySplit(m[0]));
+      const found = matchAllWithDeadline(pattern, text, source).map((m) => pySplit(m[0]));
       if (found.length !== times) return false;
       // Python keeps only the last phrase's difference count for its final test.
       let differences = Number.NaN;

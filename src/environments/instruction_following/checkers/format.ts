@@ -3,6 +3,7 @@
 import { pySplit, pyStrip } from '../../../python/str';
 import { jsonLoads } from '../../../python/json';
 import { pyCount, pyRegExp, pySearch } from '../../../python/regex';
+import { splitWithDeadline } from '../../../python/regex-deadline';
 import { splitIntoSentences } from '../text/sentences';
 import { countOr, str, type Check, type Instruction } from './types';
 
@@ -25,7 +26,8 @@ const postscript: Instruction = {
     const marker = postscript_marker === undefined ? rng.pick(POSTSCRIPT_MARKERS) : pyStrip(str(postscript_marker));
     const pattern =
       marker === 'P.P.S' ? '\\s*p\\.\\s?p\\.\\s?s.*$' : marker === 'P.S.' ? '\\s*p\\.\\s?s\\..*$' : `\\s*${marker.toLowerCase()}.*$`;
-    return (text) => pySearch(pattern, text.toLowerCase(), 'm');
+    // A row's marker is spliced in unescaped, so the pattern matches under the regex deadline.
+    return (text) => pySearch(pattern, text.toLowerCase(), 'm', { guarded: true });
   },
 };
 
@@ -61,8 +63,10 @@ const multipleSections: Instruction = {
   build({ section_spliter, num_sections }, rng) {
     const splitter = section_spliter === undefined ? rng.pick(SECTION_SPLITTERS) : pyStrip(str(section_spliter));
     const least = countOr(num_sections, rng, 1, 5);
-    const pattern = pyRegExp(`\\s?${splitter}\\s?\\d+\\s?`);
-    return (text) => text.split(pattern).length - 1 >= least;
+    // The row's splitter is spliced in unescaped, so the pattern splits under the regex deadline.
+    const source = `\\s?${splitter}\\s?\\d+\\s?`;
+    const pattern = pyRegExp(source);
+    return (text) => splitWithDeadline(pattern, text, source).length - 1 >= least;
   },
 };
 

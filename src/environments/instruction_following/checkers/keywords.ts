@@ -1,5 +1,6 @@
 // Keyword instructions: words that must, must not, or must so often appear. Keywords are spliced
-// into regexes unescaped and matched case-insensitively, exactly as IFEval does.
+// into regexes unescaped and matched case-insensitively, exactly as IFEval does, so a row's keyword
+// is a pattern and matches under the regex deadline.
 import { pySplit, pyStrip } from '../../../python/str';
 import { pyCount, pySearch } from '../../../python/regex';
 import { pyIndex } from '../../../python/sequence';
@@ -9,6 +10,7 @@ import { wordTokenize } from '../text/word_tokenize';
 import { compare, countOr, keywordOr, num, randint, randomWords, relationOr, str, type Instruction } from './types';
 
 const I = 'i';
+const ROW_PATTERN = { guarded: true };
 
 /** Python's sorted()/set() of a list or a string (which iterates characters). */
 function wordsOf(v: unknown): string[] {
@@ -21,7 +23,7 @@ const existence: Instruction = {
   params: ['keywords'],
   build({ keywords }, rng) {
     const words = !truthy(keywords) ? randomWords(rng, 2) : wordsOf(keywords);
-    return (text) => words.every((w) => pySearch(w, text, I));
+    return (text) => words.every((w) => pySearch(w, text, I, ROW_PATTERN));
   },
 };
 
@@ -31,7 +33,7 @@ const frequency: Instruction = {
     const word = keywordOr(keyword, rng);
     const threshold = countOr(f, rng, 1, 3);
     const relation = relationOr(r, rng);
-    return (text) => compare(pyCount(word, text, I), relation, threshold);
+    return (text) => compare(pyCount(word, text, I, ROW_PATTERN), relation, threshold);
   },
 };
 
@@ -39,7 +41,7 @@ const forbiddenWords: Instruction = {
   params: ['forbidden_words'],
   build({ forbidden_words }, rng) {
     const words = !truthy(forbidden_words) ? randomWords(rng, 2) : [...new Set(wordsOf(forbidden_words))];
-    return (text) => !words.some((w) => pySearch(`\\b${w}\\b`, text, I));
+    return (text) => !words.some((w) => pySearch(`\\b${w}\\b`, text, I, ROW_PATTERN));
   },
 };
 
@@ -61,7 +63,7 @@ const wordOnce: Instruction = {
   params: ['keyword'],
   build({ keyword }, rng) {
     const word = keywordOr(keyword, rng);
-    return (text) => pyCount(word, text, I) === 1;
+    return (text) => pyCount(word, text, I, ROW_PATTERN) === 1;
   },
 };
 
@@ -122,7 +124,7 @@ const countIncrementWord: Instruction = {
     // A missing keyword becomes a one-word list in Python, which re.findall rejects.
     if (!truthy(keyword1) || !truthy(keyword2)) throw new TypeError('first argument must be string or compiled pattern');
     const [k1, k2] = [pyStrip(str(keyword1)), pyStrip(str(keyword2))];
-    return (text) => pyCount(k1, text, I) === 1 && pyCount(k2, text, I) === 2;
+    return (text) => pyCount(k1, text, I, ROW_PATTERN) === 1 && pyCount(k2, text, I, ROW_PATTERN) === 2;
   },
 };
 

@@ -1,5 +1,6 @@
 // Every instruction id of NeMo Gym's INSTRUCTION_DICT (verifiable_instructions: IFEval's 25 plus the
 // open-instruct additions), and the per-instruction evaluation NeMo Gym's verify runs.
+import { isGymError } from '../../../errors';
 import { seededRng } from '../../../util/rng';
 import { COPY_INSTRUCTIONS } from './copy';
 import { FIRST_LAST_INSTRUCTIONS } from './first_last';
@@ -39,12 +40,16 @@ export function buildCheck(instructionId: string, kwargs: unknown): Check | Erro
   }
 }
 
-/** check_following with Python's "any exception means not followed". */
+/**
+ * check_following with Python's "any exception means not followed". A GymError is not a Python
+ * exception but Gymflow refusing to grade (a row's pattern past the regex deadline): it fails verify.
+ */
 export function follows(check: Check | Error, text: string): boolean {
   if (check instanceof Error) return false;
   try {
     return check(text);
-  } catch {
+  } catch (e) {
+    if (isGymError(e)) throw e;
     return false;
   }
 }

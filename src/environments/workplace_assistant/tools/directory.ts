@@ -3,7 +3,7 @@
 import { pyCompile } from '../../../python/regex';
 import { callLower } from '../../../python/values';
 import { directoryAddresses } from '../tables';
-import type { WorkplaceTool } from '../toolbox';
+import { MODEL_PATTERN, type WorkplaceTool } from '../toolbox';
 
 export const directoryTools: Record<string, WorkplaceTool> = {
   company_directory_find_email_address: {
@@ -12,7 +12,7 @@ export const directoryTools: Record<string, WorkplaceTool> = {
     run(_ws, { name }) {
       if (name === '') return { output: 'Name not provided.' };
       // pandas' str.contains(pattern, case=False): re.search with IGNORECASE.
-      const regex = pyCompile(callLower(name), 'i');
+      const regex = pyCompile(callLower(name), 'i', MODEL_PATTERN);
       return { output: directoryAddresses().filter((address) => regex.search(address) !== null) };
     },
   },
