@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   CONFLICT: 6,
   SETUP_FAILED: 7,
   RUN_FAILED: 8,
+  DISK_FULL: 9,
   INTERNAL: 1,
 } as const;
 

@@ -1,6 +1,7 @@
 // JSONL files that survive being killed mid-write: every record is one write() of one whole line,
 // and a reader treats an unterminated last line as torn (repairable), never as data.
-import { appendFile, open, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, open, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { rethrowDiskFull } from './disk-full';
 
 export interface JsonlLine {
   line: number;
@@ -62,11 +63,19 @@ export async function appendJsonl(file: string, value: unknown): Promise<void> {
   await appendFile(file, JSON.stringify(value) + '\n');
 }
 
-/** Writes a whole file atomically: readers see the old content or the new, never a mix. */
+/**
+ * Writes a whole file atomically: readers see the old content or the new, never a mix. A failed
+ * write or rename removes its temp file (a full disk must not fill the folder with them).
+ */
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  await writeFile(tmp, content);
-  await rename(tmp, file);
+  try {
+    await writeFile(tmp, content);
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    rethrowDiskFull(file, e);
+  }
 }
 
 export async function readJsonFile<T>(file: string): Promise<T | undefined> {

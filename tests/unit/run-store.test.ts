@@ -1,9 +1,9 @@
 // The results files keep one line per rollout id, whatever was killed when: torn tails are cut,
 // duplicates are refused, and compaction leaves canonical files.
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repairTornTail, parseJsonl } from '../../src/store/jsonl';
+import { repairTornTail, parseJsonl, writeFileAtomic } from '../../src/store/jsonl';
 import { RunStore } from '../../src/store/run-store';
 import type { RolloutRecord } from '../../src/schemas/records';
 import { tempDir } from '../helpers/run';
@@ -30,6 +30,15 @@ describe('jsonl', () => {
     expect(lines[0]).toEqual({ line: 1, value: { a: 1 } });
     expect(lines[1]!.line).toBe(3);
     expect(lines[1]!.error).toBeDefined();
+  });
+
+  it('removes its temp file when the atomic write fails', async () => {
+    const dir = await tempDir();
+    // A non-empty folder where the file should go: the write succeeds, the rename cannot.
+    mkdirSync(path.join(dir, 'target'));
+    writeFileSync(path.join(dir, 'target', 'inside'), 'x');
+    await expect(writeFileAtomic(path.join(dir, 'target'), 'content')).rejects.toThrow();
+    expect(readdirSync(dir)).toEqual(['target']);
   });
 });
 
