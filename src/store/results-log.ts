@@ -125,15 +125,20 @@ class LogCore {
     let written = new Map<Pending, string[]>();
     const failed = new Map<ResultKind, unknown>();
     try {
-      await this.locked(async ({ lock, handles }) => {
+      await this.locked(async ({ lock, handles: opened }) => {
+        let handles = opened;
         written = new Map();
         failed.clear();
         const out: Record<ResultKind, Pending['lines']> = { rollout: [], failure: [] };
         const taken = new Set<string>();
-        for (const p of batch) {
+        const superseded: string[] = [];
+        // Rollouts first: a rollout wins over a sidecar record for the same id, queued or on disk.
+        for (const p of [...batch.filter((b) => b.kind === 'rollout'), ...batch.filter((b) => b.kind === 'failure')]) {
           const ids: string[] = [];
           for (const line of p.lines) {
-            if (taken.has(line.id) || this.index.has(line.id)) continue;
+            const there = this.index.get(line.id)?.kind;
+            if (taken.has(line.id) || there === 'rollout' || (there === 'failure' && p.kind === 'failure')) continue;
+            if (there === 'failure') superseded.push(line.id);
             taken.add(line.id);
             out[p.kind].push(line);
             ids.push(line.id);
@@ -141,6 +146,7 @@ class LogCore {
           written.set(p, ids);
         }
         if (!out.rollout.length && !out.failure.length) return;
+        if (superseded.length) handles = await this.dropFailures(lock, superseded);
         if (!lock.confirm()) throw new Fenced();
         await this.hook?.('before-write');
         const appended: { kind: ResultKind; bytes: Buffer; before: number }[] = [];
@@ -316,6 +322,18 @@ class LogCore {
     await rotateResults(KINDS.map((kind) => ({ kind, file: this.paths[kind] })), lock.token, () => lock.touch());
   }
 
+  /**
+   * Removes the sidecar lines of rollouts about to be recorded (a resumed run recorded a rollout
+   * that had failed before). Removed first: a crash before the rollout's write leaves the id in
+   * neither file, and its writer, never acknowledged, writes it again.
+   */
+  private async dropFailures(lock: HeldLock, ids: string[]): Promise<Session['handles']> {
+    await this.closeHandles();
+    this.index.reset('failure');
+    await rotateResults([{ kind: 'failure', file: this.paths.failure }], lock.token, () => lock.touch(), ids);
+    return this.openSession(lock);
+  }
+
   /** Reads what others appended since the last look, without the lock; partial lines are not there yet. */
   async refresh(): Promise<void> {
     for (const kind of KINDS) {
@@ -384,14 +402,16 @@ export class ResultsLog {
   }
 
   /**
-   * Appends each record whose `_ng_rollout_id` is in neither file (the first of repeated ids in one
-   * call) and resolves with the ids it wrote, once they are durably in the file. Rejects with DISK_FULL,
-   * having written none of them, when the disk is full.
+   * Appends each record whose `_ng_rollout_id` is not in rollouts.jsonl (the first of repeated ids)
+   * and resolves with the ids it wrote, once they are durably in the file. A sidecar line for the same
+   * id is removed first, so a resumed run records a rollout that failed before and the id stays once
+   * in the union. Rejects with DISK_FULL, having written none of them, when the disk is full.
    */
   appendRollouts(records: RolloutRecord[]): Promise<string[]> {
     return this.core.enqueue('rollout', records);
   }
 
+  /** Appends each record whose `_ng_rollout_id` is in neither file; resolves as appendRollouts does. */
   appendFailures(records: FailureRecord[]): Promise<string[]> {
     return this.core.enqueue('failure', records);
   }

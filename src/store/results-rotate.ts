@@ -18,10 +18,11 @@ export class RotationLost extends Error {}
 
 /**
  * Rotates the files in order: the ids of earlier files are excluded from later ones (a rollout line
- * wins over a sidecar line for the same rollout). `token` is the lock token; `touch` renews the lease.
+ * wins over a sidecar line for the same rollout), and so are the ids in `drop`. `token` is the lock
+ * token; `touch` renews the lease.
  */
-export async function rotateResults(targets: RotateTarget[], token: string, touch: () => void): Promise<void> {
-  const seen = new Set<string>();
+export async function rotateResults(targets: RotateTarget[], token: string, touch: () => void, drop: Iterable<string> = []): Promise<void> {
+  const seen = new Set<string>(drop);
   for (const target of targets) await rotateOne(target, seen, token, touch);
 }
 

@@ -29,7 +29,8 @@ interface Child {
   proc: ChildProcess;
   writer: string;
   lines: string[];
-  claimed: string[];
+  /** Ids it was told it wrote, as rollouts and as sidecar records. */
+  claimed: { rollouts: string[]; failures: string[] };
   exited: Promise<number | null>;
   waitFor(pred: () => boolean, what: string): Promise<void>;
 }
@@ -39,13 +40,13 @@ afterAll(() => {
   for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
 });
 
-function startWriter(args: { dir: string; writer: string; ids: string[]; batch?: number; inFlight?: number; leaseMs?: number; pauseAt?: 'before-write' | 'after-write' }): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ batch: 5, inFlight: 3, ...args })], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function startWriter(args: { dir: string; writer: string; ids: string[]; salt?: number; batch?: number; inFlight?: number; leaseMs?: number; pauseAt?: 'before-write' | 'after-write' }): Child {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ batch: 5, inFlight: 3, salt: 0, ...args })], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const child: Child = {
     proc,
     writer: args.writer,
     lines: [],
-    claimed: [],
+    claimed: { rollouts: [], failures: [] },
     exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
     async waitFor(pred, what) {
       for (let i = 0; !pred(); i++) {
@@ -65,7 +66,10 @@ function startWriter(args: { dir: string; writer: string; ids: string[]; batch?:
     buffered = parts.pop()!;
     for (const line of parts) {
       child.lines.push(line);
-      if (line.startsWith('WROTE ')) child.claimed.push(...(JSON.parse(line.slice(6)) as string[]));
+      if (!line.startsWith('WROTE ')) continue;
+      const wrote = JSON.parse(line.slice(6)) as Child['claimed'];
+      child.claimed.rollouts.push(...wrote.rollouts);
+      child.claimed.failures.push(...wrote.failures);
     }
   });
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -97,29 +101,39 @@ function readRaw(dir: string): Map<string, { file: string; writer: string }> {
   return byId;
 }
 
-/** Every id claimed as written is in the files, written by its claimer, and claimed by nobody else. */
-function expectClaimsHold(byId: Map<string, { writer: string }>, writers: Child[]) {
-  const claimer = new Map<string, string>();
+/**
+ * Every id acknowledged as written is in the files, written by its claimer: a rollout in rollouts.jsonl,
+ * a sidecar record in failures.jsonl unless a rollout has replaced it since. No id is acknowledged twice
+ * to the same file.
+ */
+function expectClaimsHold(byId: Map<string, { file: string; writer: string }>, writers: Child[]) {
+  const claimer = { rollouts: new Map<string, string>(), failures: new Map<string, string>() };
   for (const w of writers) {
-    for (const id of w.claimed) {
-      expect(claimer.get(id), `${id} claimed by ${claimer.get(id)} and ${w.writer}`).toBeUndefined();
-      claimer.set(id, w.writer);
-      expect(byId.get(id)?.writer, `${id} acknowledged to ${w.writer}`).toBe(w.writer);
+    for (const kind of ['rollouts', 'failures'] as const) {
+      for (const id of w.claimed[kind]) {
+        expect(claimer[kind].get(id), `${id} acknowledged as one of the ${kind} to ${claimer[kind].get(id)} and ${w.writer}`).toBeUndefined();
+        claimer[kind].set(id, w.writer);
+        const at = byId.get(id);
+        if (kind === 'failures' && at?.file === 'rollouts.jsonl') continue;
+        expect(at, `${id} acknowledged to ${w.writer}`).toEqual({ file: `${kind}.jsonl`, writer: w.writer });
+      }
     }
   }
 }
+
+const allClaims = (writers: Child[]) => [...new Set(writers.flatMap((w) => [...w.claimed.rollouts, ...w.claimed.failures]))].sort();
 
 describe('results log across processes', () => {
   it('writes each id once when several processes append overlapping ids at the same time', async () => {
     const dir = await tempDir();
     const ids = idsUpTo(300);
-    const writers = [1, 2, 3, 4].map((n) => startWriter({ dir, writer: `w${n}`, ids: shuffled(ids, n), batch: 1 + n * 3 }));
+    const writers = [1, 2, 3, 4].map((n) => startWriter({ dir, writer: `w${n}`, ids: shuffled(ids, n), salt: n, batch: 1 + n * 3 }));
     for (const w of writers) await finish(w);
     const byId = readRaw(dir);
     expect([...byId.keys()].sort()).toEqual([...ids].sort());
     expectClaimsHold(byId, writers);
-    // Every id was claimed: with nobody stopped, no write is lost to a rotation.
-    expect(writers.flatMap((w) => w.claimed).sort()).toEqual([...ids].sort());
+    // Every id was acknowledged to someone: with nobody stopped, no write is lost to a rotation.
+    expect(allClaims(writers)).toEqual([...ids].sort());
   });
 
   it('stays exactly once when writers are SIGKILLed mid-stream and a torn line is left behind', async () => {
@@ -127,7 +141,7 @@ describe('results log across processes', () => {
     const ids = idsUpTo(600);
     const survivors: Child[] = [];
     for (let round = 0; round < 4; round++) {
-      const writers = [0, 1, 2].map((n) => startWriter({ dir, writer: `r${round}w${n}`, ids: shuffled(ids, round * 10 + n), batch: 3, inFlight: 4 }));
+      const writers = [0, 1, 2].map((n) => startWriter({ dir, writer: `r${round}w${n}`, ids: shuffled(ids, round * 10 + n), salt: round + n, batch: 3, inFlight: 4 }));
       const victims = writers.slice(0, 2);
       await Promise.all(
         victims.map(async (v, i) => {
@@ -169,7 +183,7 @@ describe('results log across processes', () => {
       expectClaimsHold(byId, [stopped, other]);
       // Its first batch went to the moved-away file (before-write) or was kept by the rotation
       // (after-write); either way it saw that and claimed nothing, as the other had written the rest.
-      expect(stopped.claimed).toEqual([]);
+      expect(allClaims([stopped])).toEqual([]);
       const keptFromStopped = [...byId.values()].filter((v) => v.writer === 'stopped').length;
       expect(keptFromStopped).toBe(pauseAt === 'after-write' ? 10 : 0);
     });
@@ -219,14 +233,25 @@ describe('results log in one process', () => {
     for (const id of ids) expect(byId.get(id)?.file).toBe('rollouts.jsonl');
   });
 
-  it('keeps a rollout and a sidecar record for the same id from both landing', async () => {
+  it('lets a rollout replace the sidecar record of the same id, never the other way round', async () => {
     const dir = await tempDir();
     const log = new ResultsLog(dir, { flushDelayMs: 0 });
-    const failure = { _ng_task_index: 0, _ng_rollout_index: 0, _ng_rollout_id: '0-0', _ng_failure_class: 'timeout' as const, message: 'slow', stage: 'model', attempt: 3, failed_at: 'now' };
-    const [a, b] = await Promise.all([log.appendFailures([failure]), log.appendRollouts([rolloutRecord('0-0')])]);
-    expect([...a, ...b]).toEqual(['0-0']);
-    expect(readRaw(dir).size).toBe(1);
-    expect(await log.lookup('0-0')).toEqual(a.length ? { kind: 'failure', failureClass: 'timeout' } : { kind: 'rollout', reward: 1 });
+    const failure = (id: string) => ({ _ng_task_index: 0, _ng_rollout_index: Number(id.split('-')[1]), _ng_rollout_id: id, _ng_failure_class: 'timeout' as const, message: 'slow', stage: 'model', attempt: 3, failed_at: 'now' });
+    // Queued together: the rollout wins.
+    const [a, b] = await Promise.all([log.appendFailures([failure('0-0')]), log.appendRollouts([rolloutRecord('0-0')])]);
+    expect([a, b]).toEqual([[], ['0-0']]);
+    // On disk: a failed rollout recorded later (a resumed run) replaces its sidecar line.
+    expect(await log.appendFailures([failure('0-1'), failure('0-2')])).toEqual(['0-1', '0-2']);
+    expect(await log.lookup('0-1')).toEqual({ kind: 'failure', failureClass: 'timeout' });
+    expect(await log.appendRollouts([rolloutRecord('0-1')])).toEqual(['0-1']);
+    expect(await log.appendFailures([failure('0-0'), failure('0-1')])).toEqual([]);
+    const byId = readRaw(dir);
+    expect([...byId].map(([id, v]) => [id, v.file])).toEqual([
+      ['0-0', 'rollouts.jsonl'],
+      ['0-1', 'rollouts.jsonl'],
+      ['0-2', 'failures.jsonl'],
+    ]);
+    expect(await log.lookup('0-1')).toEqual({ kind: 'rollout', reward: 1 });
   });
 });
 

@@ -1,6 +1,6 @@
 // A results writer in its own process, for the exactly-once tests: appends a list of rollout ids
 // (some as rollouts, some as sidecar failures), several appends in flight, and prints what it wrote.
-// argv[2] is JSON: { dir, writer, ids, batch, inFlight, leaseMs?, pauseAt? }.
+// argv[2] is JSON: { dir, writer, ids, batch, inFlight, salt, leaseMs?, pauseAt? }.
 import { writeSync } from 'node:fs';
 import type { FailureRecord, RolloutRecord } from '../../src/schemas/records';
 import { ResultsLog } from '../../src/store/results-log';
@@ -11,6 +11,8 @@ interface Args {
   ids: string[];
   batch: number;
   inFlight: number;
+  /** Which ids go to the sidecar: writers with different salts race an id into different files. */
+  salt: number;
   leaseMs?: number;
   /** Stop this process (SIGSTOP to itself) the first time the writer reaches this point with the lock held. */
   pauseAt?: 'before-write' | 'after-write';
@@ -32,8 +34,7 @@ const log = new ResultsLog(args.dir, {
     : undefined,
 });
 
-// Which file an id goes to depends on the writer, so writers race an id into different files too.
-const asFailure = (id: string) => (id.length + args.writer.charCodeAt(args.writer.length - 1) + Number(id.split('-')[0])) % 3 === 0;
+const asFailure = (id: string) => (Number(id.split('-')[0]) + args.salt) % 3 === 0;
 
 const rollout = (id: string): RolloutRecord => {
   const [task, repeat] = id.split('-').map(Number);
@@ -63,8 +64,8 @@ async function main() {
       const chunk = chunks[next++]!;
       const failures = chunk.filter(asFailure);
       const rollouts = chunk.filter((id) => !asFailure(id));
-      const written = (await Promise.all([log.appendRollouts(rollouts.map(rollout)), log.appendFailures(failures.map(failure))])).flat();
-      say(`WROTE ${JSON.stringify(written)}`);
+      const [wroteRollouts, wroteFailures] = await Promise.all([log.appendRollouts(rollouts.map(rollout)), log.appendFailures(failures.map(failure))]);
+      say(`WROTE ${JSON.stringify({ rollouts: wroteRollouts, failures: wroteFailures })}`);
     }
   };
   await Promise.all(Array.from({ length: args.inFlight }, lane));
