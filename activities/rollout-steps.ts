@@ -151,8 +151,10 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       const env = resolveEnvironment(spec.env);
       let episode = episodeOf(await journal.read());
       if (!episode.seed) {
-        const settled = await store.findOutcome(rolloutId(key));
-        if (settled) return { done: true, toolCalls: 0, outcome: settled };
+        // Recorded already (a resumed run, or a stalled worker's duplicate): settled without running again.
+        // A sidecar rollout is played again by a resumed run; its record then replaces the sidecar line.
+        const recorded = await store.findRollout(rolloutId(key));
+        if (recorded) return { done: true, toolCalls: 0, outcome: { status: 'recorded', reward: recorded.reward } };
         await inStage('seed', async () => {
           const task = (await loadTask(spec, store, env, key.taskIndex)).parsed;
           const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };

@@ -4,22 +4,9 @@
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FailureRecord, RolloutRecord } from '../schemas/records';
-import { appendJsonl, parseJsonl, readJsonFile, repairTornTail, writeFileAtomic } from './jsonl';
+import { readJsonFile, writeFileAtomic } from './jsonl';
+import { ResultsLog } from './results-log';
 
-/** Serialises async work per key inside this process (appends to one file must not interleave). */
-class KeyedMutex {
-  private tails = new Map<string, Promise<unknown>>();
-  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    this.tails.set(key, next.catch(() => {}));
-    return next;
-  }
-}
-
-const mutex = new KeyedMutex();
-/** Ids (with rewards) already in each results file, loaded once per process after repairing a torn tail. */
-const idIndexes = new Map<string, Map<string, number | null>>();
 /** Byte offsets of each task line, so a worker reads one task without loading the whole file. */
 const taskOffsets = new Map<string, { mtimeMs: number; offsets: number[] }>();
 
@@ -78,99 +65,39 @@ export class RunStore {
     return offsets;
   }
 
-  /** Appends the record unless its rollout id is already there; returns whether it was written. */
-  appendRollout(record: RolloutRecord): Promise<boolean> {
-    return this.appendOnce(this.rolloutsPath, record._ng_rollout_id, record);
+  /** The exactly-once writer of rollouts.jsonl and failures.jsonl (shared by every RunStore of the folder in this process). */
+  get results(): ResultsLog {
+    return new ResultsLog(this.dir);
   }
 
-  appendFailure(record: FailureRecord): Promise<boolean> {
-    return this.appendOnce(this.failuresPath, record._ng_rollout_id, record);
+  /** Appends the record unless its rollout id is already in either results file; returns whether it was written. */
+  async appendRollout(record: RolloutRecord): Promise<boolean> {
+    return (await this.results.appendRollouts([record])).length === 1;
+  }
+
+  async appendFailure(record: FailureRecord): Promise<boolean> {
+    return (await this.results.appendFailures([record])).length === 1;
   }
 
   /** The recorded reward of a rollout, or undefined when it has no record yet. */
   async findRollout(rolloutId: string): Promise<{ reward: number } | undefined> {
-    const ids = await mutex.run(this.rolloutsPath, () => this.idIndex(this.rolloutsPath));
-    return ids.has(rolloutId) ? { reward: ids.get(rolloutId) ?? 0 } : undefined;
-  }
-
-  /** How a rollout was settled, if it was: recorded with a reward, or routed to the sidecar. */
-  async findOutcome(rolloutId: string): Promise<{ status: 'recorded'; reward: number } | { status: 'failed'; failureClass: FailureRecord['_ng_failure_class'] } | undefined> {
-    const recorded = await this.findRollout(rolloutId);
-    if (recorded) return { status: 'recorded', reward: recorded.reward };
-    const failed = await mutex.run(this.failuresPath, () => this.idIndex(this.failuresPath));
-    return failed.has(rolloutId) ? { status: 'failed', failureClass: 'internal' } : undefined;
-  }
-
-  private appendOnce(file: string, id: string, value: object): Promise<boolean> {
-    return mutex.run(file, async () => {
-      const ids = await this.idIndex(file);
-      if (ids.has(id)) return false;
-      await appendJsonl(file, value);
-      const reward = (value as { reward?: unknown }).reward;
-      ids.set(id, typeof reward === 'number' ? reward : null);
-      return true;
-    });
-  }
-
-  private async idIndex(file: string): Promise<Map<string, number | null>> {
-    let ids = idIndexes.get(file);
-    if (ids) return ids;
-    await mkdir(this.dir, { recursive: true });
-    await repairTornTail(file);
-    ids = new Map(readRows(await readText(file)).map((r) => [String(r._ng_rollout_id), typeof r.reward === 'number' ? r.reward : null]));
-    idIndexes.set(file, ids);
-    return ids;
+    const found = await this.results.lookup(rolloutId);
+    return found?.kind === 'rollout' ? { reward: found.reward } : undefined;
   }
 
   async readRollouts(): Promise<RolloutRecord[]> {
-    return readRows(await readText(this.rolloutsPath)) as RolloutRecord[];
+    return (await this.results.readAll()).rollouts;
   }
 
   async readFailures(): Promise<FailureRecord[]> {
-    return readRows(await readText(this.failuresPath)) as FailureRecord[];
+    return (await this.results.readAll()).failures;
   }
 
   /**
-   * Makes the results files canonical at the end of a run: no torn line, one line per rollout id,
-   * and no sidecar line for a rollout that later succeeded. Rewrites only when something changes.
+   * Both results files, canonical: no torn line, one line per rollout id across the two files. The
+   * results writer keeps them so, repairing under its lock whatever a killed process left.
    */
-  async compactResults(): Promise<{ rollouts: RolloutRecord[]; failures: FailureRecord[] }> {
-    return mutex.run(this.rolloutsPath, () =>
-      mutex.run(this.failuresPath, async () => {
-        const rollouts = dedupe(await this.readRollouts());
-        const done = new Set(rollouts.map((r) => r._ng_rollout_id));
-        const failures = dedupe(await this.readFailures()).filter((f) => !done.has(f._ng_rollout_id));
-        await this.rewriteIfChanged(this.rolloutsPath, rollouts);
-        await this.rewriteIfChanged(this.failuresPath, failures);
-        idIndexes.delete(this.rolloutsPath);
-        idIndexes.delete(this.failuresPath);
-        return { rollouts, failures };
-      }),
-    );
+  compactResults(): Promise<{ rollouts: RolloutRecord[]; failures: FailureRecord[] }> {
+    return this.results.readAll();
   }
-
-  private async rewriteIfChanged(file: string, rows: unknown[]): Promise<void> {
-    const content = rows.map((r) => JSON.stringify(r) + '\n').join('');
-    if ((await readText(file)) !== content) await writeFileAtomic(file, content);
-  }
-}
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw e;
-  }
-}
-
-/** Complete, parseable lines only: a torn tail is not a record. */
-function readRows(text: string): Record<string, unknown>[] {
-  const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-  return parseJsonl(complete).flatMap((l) => (l.value && typeof l.value === 'object' ? [l.value as Record<string, unknown>] : []));
-}
-
-function dedupe<T extends { _ng_rollout_id: string }>(rows: T[]): T[] {
-  const seen = new Set<string>();
-  return rows.filter((r) => (seen.has(r._ng_rollout_id) ? false : (seen.add(r._ng_rollout_id), true)));
 }

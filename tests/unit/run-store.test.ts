@@ -1,9 +1,9 @@
-// The results files keep one line per rollout id, whatever was killed when: torn tails are cut,
-// duplicates are refused, and compaction leaves canonical files.
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+// The run store's results API (now served by the results log) keeps one line per rollout id: torn
+// tails are cut, duplicates are refused, and compaction leaves canonical files.
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repairTornTail, parseJsonl } from '../../src/store/jsonl';
+import { parseJsonl, writeFileAtomic } from '../../src/store/jsonl';
 import { RunStore } from '../../src/store/run-store';
 import type { RolloutRecord } from '../../src/schemas/records';
 import { tempDir } from '../helpers/run';
@@ -14,22 +14,20 @@ const record = (id: string, reward = 1): RolloutRecord => {
 };
 
 describe('jsonl', () => {
-  it('cuts only an unterminated last line', async () => {
-    const file = path.join(await tempDir(), 'x.jsonl');
-    writeFileSync(file, '{"a":1}\n{"b":2}\n{"c":');
-    expect(await repairTornTail(file)).toBe(true);
-    expect(readFileSync(file, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
-    expect(await repairTornTail(file)).toBe(false);
-    writeFileSync(file, '{"only":');
-    await repairTornTail(file);
-    expect(readFileSync(file, 'utf8')).toBe('');
-  });
-
   it('parses with line numbers and keeps parse errors', () => {
     const lines = parseJsonl('{"a":1}\n\nnope\n');
     expect(lines[0]).toEqual({ line: 1, value: { a: 1 } });
     expect(lines[1]!.line).toBe(3);
     expect(lines[1]!.error).toBeDefined();
+  });
+
+  it('removes its temp file when the atomic write fails', async () => {
+    const dir = await tempDir();
+    // A non-empty folder where the file should go: the write succeeds, the rename cannot.
+    mkdirSync(path.join(dir, 'target'));
+    writeFileSync(path.join(dir, 'target', 'inside'), 'x');
+    await expect(writeFileAtomic(path.join(dir, 'target'), 'content')).rejects.toThrow();
+    expect(readdirSync(dir)).toEqual(['target']);
   });
 });
 
@@ -44,6 +42,18 @@ describe('run store', () => {
     expect(lines).toHaveLength(50);
     expect(await store.findRollout('3-2')).toEqual({ reward: 1 });
     expect(await store.findRollout('99-0')).toBeUndefined();
+  });
+
+  it('records every rollout again after the run folder is deleted and re-created (issue 6 item 1)', async () => {
+    const dir = await tempDir();
+    const store = new RunStore(dir);
+    const ids = Array.from({ length: 10 }, (_, i) => `${i}-0`);
+    for (const id of ids) expect(await store.appendRollout(record(id))).toBe(true);
+    rmSync(dir, { recursive: true });
+    mkdirSync(dir);
+    expect(await store.findRollout('3-0')).toBeUndefined();
+    for (const id of ids) expect(await store.appendRollout(record(id))).toBe(true);
+    expect(readFileSync(store.rolloutsPath, 'utf8').split('\n').filter(Boolean)).toHaveLength(10);
   });
 
   it('recovers from a torn line left by a killed writer', async () => {

@@ -1,0 +1,106 @@
+// The line format of rollouts.jsonl and failures.jsonl: one JSON object per line whose last keys are
+// the reward (or failure class) and then `_ng_rollout_id`, so an index reads both without parsing the line.
+import type { FileHandle } from 'node:fs/promises';
+
+export type ResultKind = 'rollout' | 'failure';
+/** What an index keeps per id: the reward of a rollout line, the failure class of a sidecar line. */
+export type ResultValue = number | string;
+
+export interface ResultLine {
+  id: string;
+  value: ResultValue;
+}
+
+const VALUE_KEY = { rollout: 'reward', failure: '_ng_failure_class' } as const;
+
+/** One whole line (with its newline) for a record, its value and id moved to the end. */
+export function formatLine(kind: ResultKind, record: Record<string, unknown>): string {
+  const key = VALUE_KEY[kind];
+  const { _ng_rollout_id: id, [key]: value, ...rest } = record;
+  return JSON.stringify({ ...rest, [key]: value, _ng_rollout_id: id }) + '\n';
+}
+
+/** The id and value a record carries, or a reason it cannot be written. */
+export function recordEntry(kind: ResultKind, record: Record<string, unknown>): ResultLine | string {
+  const id = record._ng_rollout_id;
+  if (typeof id !== 'string' || id === '') return '_ng_rollout_id must be a non-empty string';
+  const value = record[VALUE_KEY[kind]];
+  if (kind === 'rollout' && (typeof value !== 'number' || !Number.isFinite(value))) return `rollout ${id}: reward must be a finite number`;
+  if (kind === 'failure' && typeof value !== 'string') return `failure ${id}: _ng_failure_class must be a string`;
+  return { id, value: value as ResultValue };
+}
+
+const TAIL = {
+  rollout: /"reward":(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?),"_ng_rollout_id":"([^"\\]*)"\}$/,
+  failure: /"_ng_failure_class":"([^"\\]*)","_ng_rollout_id":"([^"\\]*)"\}$/,
+};
+/** Enough of a line's end to hold the value and the id of any line we wrote. */
+const TAIL_BYTES = 512;
+
+/**
+ * Reads one line's id and value: from its tail when we wrote it (the keys are last, and a match ending
+ * in `"}` can only be top-level keys), else by parsing it. Undefined for a line that is not a record.
+ */
+export function readLine(kind: ResultKind, buf: Buffer, start: number, end: number): ResultLine | undefined {
+  const m = TAIL[kind].exec(buf.toString('utf8', Math.max(start, end - TAIL_BYTES), end));
+  if (m) return { id: m[2]!, value: kind === 'rollout' ? Number(m[1]) : m[1]! };
+  const record = parseRecord(buf, start, end);
+  if (!record) return undefined;
+  const entry = recordEntry(kind, record);
+  // A line an older version wrote may lack a usable value; its id still counts.
+  if (typeof entry === 'string') return typeof record._ng_rollout_id === 'string' ? { id: record._ng_rollout_id, value: kind === 'rollout' ? 0 : 'internal' } : undefined;
+  return entry;
+}
+
+/** The record on one line, or undefined when the line is not a JSON object with a rollout id. */
+export function parseRecord(buf: Buffer, start: number, end: number): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(buf.toString('utf8', start, end));
+    return value && typeof value === 'object' && !Array.isArray(value) && typeof (value as Record<string, unknown>)._ng_rollout_id === 'string'
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const CHUNK = 1 << 22;
+
+/**
+ * Calls onLine for every complete line in [from, to) of a file (without its newline) and returns the
+ * offset just after the last newline: bytes after it are a line still being written, or a torn one.
+ */
+export async function scanLines(
+  fh: FileHandle,
+  from: number,
+  to: number,
+  onLine: (buf: Buffer, start: number, end: number) => void,
+  onChunk?: () => void | Promise<void>,
+): Promise<number> {
+  let pos = from;
+  let carry: Buffer | undefined;
+  let consumed = from;
+  while (pos < to) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK, to - pos));
+    const { bytesRead } = await fh.read(chunk, 0, chunk.length, pos);
+    if (bytesRead === 0) break;
+    const bufStart = pos - (carry?.length ?? 0);
+    const buf = carry ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    pos += bytesRead;
+    let lineStart = 0;
+    for (let nl = buf.indexOf(0x0a); nl >= 0; nl = buf.indexOf(0x0a, lineStart)) {
+      if (nl > lineStart) onLine(buf, lineStart, nl);
+      lineStart = nl + 1;
+    }
+    consumed = bufStart + lineStart;
+    carry = lineStart < buf.length ? Buffer.from(buf.subarray(lineStart)) : undefined;
+    await onChunk?.();
+  }
+  return consumed;
+}
+
+export async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await fh.read(buf, 0, length, position);
+  return buf.subarray(0, bytesRead);
+}
