@@ -53,7 +53,7 @@ describe('exit status by coverage', () => {
     expect(allowed.stdout).toMatch(/already complete/);
     const bad = await gym([...args, '--min-coverage', '60%'], env);
     expect(bad.code).toBe(ERROR_CODES.BAD_FLAG);
-    expect(bad.stderr).toMatch(/--min-coverage must be a number between 0 and 1, got "60%"/);
+    expect(bad.stderr).toMatch(/--min-coverage must be a number between 0 and 1, got 60%/);
   });
 
   it('a fully covered run exits 0', async () => {

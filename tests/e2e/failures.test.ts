@@ -72,7 +72,8 @@ describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)',
     // The key is referenced by name only: not in any file of the run, not in any workflow history.
     for (const file of filesUnder(runDir)) expect(readFileSync(file, 'utf8')).not.toContain(SECRET);
     const histories = await captureRunHistories(await server.client(), runWorkflowId(config.runId));
-    expect(histories.length).toBeGreaterThan(6);
+    // The run and its shard, each run twice (the failing run and its resume).
+    expect(histories.length).toBeGreaterThanOrEqual(4);
     for (const h of histories) expect(h.json).not.toContain(SECRET);
   });
 });
