@@ -20,6 +20,8 @@ export interface RoundInput {
   rollouts: [ordinal: number, step: number][];
   /** Once a step has finished, how long to wait for others before answering. */
   gatherMs?: number;
+  /** Answer after this long even if no step has finished (possibly with nothing), so the shard can take signals. */
+  maxWaitMs?: number;
 }
 
 /** What became of one rollout's step. */
@@ -36,6 +38,7 @@ export const enum StepCode {
 export type Settled = [number, number, StepCode, number?];
 
 const DEFAULT_GATHER_MS = 5;
+const DEFAULT_MAX_WAIT_MS = 250;
 
 /** Steps running in this process, by run, rollout and step; a later round joins them. */
 const running = new Map<string, Promise<Settled>>();
@@ -89,8 +92,9 @@ export function createRoundActivity(steps: RolloutSteps) {
       );
       const anySettled = Promise.race(watch);
       const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      await Promise.race([anySettled, aborted]);
-      if (!signal.aborted && firstError === undefined) {
+      const ceiling = new Promise((r) => setTimeout(r, input.maxWaitMs ?? DEFAULT_MAX_WAIT_MS));
+      await Promise.race([anySettled, aborted, ceiling]);
+      if (!signal.aborted && firstError === undefined && settled.size > 0) {
         // Gather the steps finishing at about the same time into this answer.
         await Promise.race([Promise.all(watch), new Promise((r) => setTimeout(r, input.gatherMs ?? DEFAULT_GATHER_MS)), aborted]);
       }

@@ -52,9 +52,9 @@ export async function createGymWorker(opts: {
     // Every rollout in flight in the "turn" grain is one local activity at a time.
     maxConcurrentLocalActivityExecutions: MAX_CONCURRENCY,
     maxCachedWorkflows: 1000,
-    // On Ctrl-C or SIGTERM, in-flight model and tool calls get time to finish and report, so the
-    // run does not wait out their heartbeat timeout before retrying them.
-    shutdownGraceTime: '10s',
+    // On Ctrl-C or SIGTERM, in-flight steps get a moment to finish and be journaled; a longer grace
+    // would let a shard's open workflow task keep running rounds long after the user asked to stop.
+    shutdownGraceTime: '3s',
   });
   return {
     worker,

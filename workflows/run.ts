@@ -4,11 +4,11 @@ import {
   allHandlersFinished,
   CancellationScope,
   condition,
-  executeChild,
   getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
   workflowInfo,
   ParentClosePolicy,
@@ -84,26 +84,32 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     const spec = { runDir: input.runDir, epoch: workflowInfo().firstExecutionRunId, env: input.env, agent: collated.agent, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps };
     await Promise.all(
       shardIds.map(async (id, s) => {
+        const share = shardShare(concurrency, shards, s);
+        const startPaused = paused;
+        const child = await startChild(shardWorkflow, {
+          workflowId: id,
+          args: [
+            {
+              spec,
+              durability: input.durability,
+              retry: input.retry,
+              numRepeats: input.numRepeats,
+              total: total!,
+              shard: s,
+              shards,
+              concurrency: share,
+              paused: startPaused,
+              stepsPerExecution: input.stepsPerExecution,
+            },
+          ],
+          parentClosePolicy: ParentClosePolicy.TERMINATE,
+        });
+        // Control that arrived while the shard was starting reached no one: pass it on now.
         running.add(id);
+        if (paused !== startPaused) await child.signal(paused ? pauseSignal : resumeSignal);
+        if (shardShare(concurrency, shards, s) !== share) await child.signal(shardConcurrencySignal, shardShare(concurrency, shards, s));
         try {
-          finished[id] = await executeChild(shardWorkflow, {
-            workflowId: id,
-            args: [
-              {
-                spec,
-                durability: input.durability,
-                retry: input.retry,
-                numRepeats: input.numRepeats,
-                total: total!,
-                shard: s,
-                shards,
-                concurrency: shardShare(concurrency, shards, s),
-                paused,
-                stepsPerExecution: input.stepsPerExecution,
-              },
-            ],
-            parentClosePolicy: ParentClosePolicy.TERMINATE,
-          });
+          finished[id] = await child.result();
         } finally {
           running.delete(id);
         }

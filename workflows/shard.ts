@@ -5,7 +5,7 @@
 // order steps finish in. "rollout" grain: the window is filled with batch activities. Either way the
 // shard continues as new before its history grows large, carrying its rollouts in flight and the step
 // each is at, instead of waiting for them to end.
-import { allHandlersFinished, condition, continueAsNew, isCancellation, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Settled } from '../activities/rollout-rounds';
 import { NON_RETRYABLE_TYPES } from '../src/errors';
@@ -23,6 +23,12 @@ import {
 /** Rollouts one batch activity plays, per lane it runs in parallel. */
 const BATCH_ROLLOUTS_PER_LANE = 4;
 const BATCH_MAX_LANES = 128;
+/**
+ * Rounds between two yields of the workflow task. Back-to-back local activities keep one workflow task
+ * open, and signals, updates, queries and cancellation only get in between tasks; a 1 ms timer ends the
+ * task. With rounds answering within 250 ms, control reaches a shard within about two seconds.
+ */
+const ROUNDS_PER_YIELD = 8;
 /** Settled steps one execution records before it continues as new (each is ~20 bytes of history). */
 const SETTLED_PER_EXECUTION = 100_000;
 
@@ -89,6 +95,7 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
         continue;
       }
       if (mustRoll()) return true;
+      if (activitiesHere > 0 && activitiesHere % ROUNDS_PER_YIELD === 0) await sleep(1);
       activitiesHere++;
       const settled = await local.advanceRollouts({ spec: input.spec, numRepeats: input.numRepeats, retry: input.retry, rollouts: [...inFlight.entries()] });
       settled.forEach(apply);

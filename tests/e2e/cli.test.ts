@@ -115,7 +115,7 @@ describe('gym eval against a running server', () => {
 
   it('keeps a run interrupted with Ctrl-C and resumes it to exactly one record per rollout', async () => {
     const out = path.join(await tempDir(), 'cli-resume');
-    const args = ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--num-repeats', '6', '--concurrency', '2', '--mock-latency-ms', '150'];
+    const args = ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--num-repeats', '6', '--concurrency', '2', '--mock-latency-ms', '400'];
     let interrupted = false;
     const first = await gym(args, env, {
       watch: (kill) => {
