@@ -148,6 +148,7 @@ describe('gym eval against a running server', () => {
     expect((await gym(args, env)).code).toBe(0);
     expect((await gym(['eval', 'pause', out], env)).stdout).toMatch(/pause: sent/);
     const worker = spawnWorker(env, { runDir: out });
+    const workers = [worker];
     try {
       const status = async () => JSON.parse((await gym(['eval', 'status', out, '--json'], env)).stdout);
       await waitFor(async () => (await status()).progress?.paused === true, 'the paused run to answer its progress query', 60_000);
@@ -159,6 +160,8 @@ describe('gym eval against a running server', () => {
 
       const second = path.join(await tempDir(), 'cli-cancel');
       await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', second, '--detach', '--num-repeats', '4', '--mock-latency-ms', '5000'], env);
+      // Each run has its own task queue: the cancellation is carried out by a worker for this run.
+      workers.push(spawnWorker(env, { runDir: second }));
       expect((await gym(['eval', 'cancel', second], env)).code).toBe(0);
       await waitFor(async () => /cancelled/.test((await gym(['eval', 'status', second], env)).stdout), 'the cancelled status', 60_000);
       expect((await gym(['eval', 'status', second], env)).stdout).toMatch(/gym eval resume/);
@@ -166,7 +169,7 @@ describe('gym eval against a running server', () => {
       expect(notRunning.code).toBe(6);
       expect(notRunning.stderr).toMatch(/not running/);
     } finally {
-      await worker.kill();
+      await Promise.all(workers.map((w) => w.kill()));
     }
   });
 });

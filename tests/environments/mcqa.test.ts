@@ -263,7 +263,7 @@ describe('mcqa task-supplied patterns', () => {
     const details = (error as GymError).details ?? [];
     expect(details).toHaveLength(2);
     expect(details[0]).toMatch(/^line 2: template_metadata\.output_regex: "\(\[A-Z" is not a valid regular expression \(re\.error: unterminated character set/);
-    expect(details[1]).toMatch(/^line 3: template_metadata\.output_regex\.1: "x\{2,1\}" is not a valid regular expression \(re\.error: /);
+    expect(details[1]).toMatch(/^line 3: template_metadata\.output_regex\[1\]: "x\{2,1\}" is not a valid regular expression \(re\.error: /);
   });
 
   it('a catastrophically backtracking output_regex fails verify with REGEX_TIMEOUT; the process keeps running and grades the next row', async () => {

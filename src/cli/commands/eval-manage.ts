@@ -124,10 +124,17 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   try {
     if (await showIfComplete(session, manifest, say, follow)) return;
     const handle = await startRun(session.client, resumed);
-    // An already-running workflow keeps its input, so a new concurrency travels as an update.
-    if (concurrency) await handle.executeUpdate(setConcurrencyUpdate, { args: [concurrency] });
     say(`resuming run ${manifest.run_id} (workflow ${handle.workflowId})`);
+    // An already-running workflow keeps its input, so a new concurrency travels as an update; it is
+    // answered once a worker (possibly the one followRun starts) takes it, so it is not awaited first.
+    const resized = concurrency
+      ? handle.executeUpdate(setConcurrencyUpdate, { args: [concurrency] }).then(
+          (n) => say(`concurrency is now ${n}`),
+          (e: Error) => say(`could not change the concurrency: ${e.message}`),
+        )
+      : undefined;
     await followRun({ session, handle, runDir: manifest.config.runDir, taskQueue: resumed.config.taskQueue, withWorker: !values['no-worker'], logger, say, ...follow });
+    await resized;
   } finally {
     await session.close();
   }
