@@ -26,6 +26,9 @@ export interface DevServerOptions {
   dir?: string;
   host?: string;
   port?: number;
+  /** Frontend HTTP API and /metrics ports; unset, the CLI picks free ports from the ephemeral range. */
+  httpPort?: number;
+  metricsPort?: number;
   /** Web UI port; null turns the UI off. */
   uiPort?: number | null;
   /** Extra `--dynamic-config-value` entries, e.g. to make continue-as-new kick in early in tests. */
@@ -92,6 +95,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<Serve
     'server', 'start-dev',
     '--ip', host,
     '--port', String(port),
+    ...(opts.httpPort === undefined ? [] : ['--http-port', String(opts.httpPort)]),
+    ...(opts.metricsPort === undefined ? [] : ['--metrics-port', String(opts.metricsPort)]),
     '--db-filename', dbFile,
     // WAL keeps writes fast; NORMAL still survives a killed process (only power loss can lose the tail).
     '--sqlite-pragma', 'journal_mode=WAL',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gym, type GymResult } from '../helpers/gym-cli';
 import { tempDir } from '../helpers/run';
-import { freePort } from '../helpers/temporal-server';
+import { reservePort } from '../helpers/ports';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../src/environments/mcqa/data/example.jsonl');
 const NOBODY = 65534;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   dir = await tempDir('gymflow-cli-input-');
   // Readable by another user, for the read-only case run as nobody.
   chmodSync(dir, 0o755);
-  env = { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, GYMFLOW_HOME: path.join(dir, 'home') };
+  env = { TEMPORAL_ADDRESS: `127.0.0.1:${await reservePort()}`, GYMFLOW_HOME: path.join(dir, 'home') };
 });
 
 function run(flags: string[], opts: { uid?: number } = {}): Promise<GymResult> {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors';
 import { gym } from '../helpers/gym-cli';
 import { tempDir } from '../helpers/run';
-import { freePort, startTestServer, type TestServer } from '../helpers/temporal-server';
+import { reservePort } from '../helpers/ports';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
@@ -24,7 +25,7 @@ describe('exit status by coverage', () => {
   });
 
   it('a run whose every rollout failed exits INCOMPLETE, still writes its files, and status reports it with 0', async () => {
-    const closedPort = await freePort(); // nothing listens there: every model call is refused
+    const closedPort = await reservePort(); // nothing listens there: every model call is refused
     const out = path.join(await tempDir(), 'dead-endpoint');
     const args = [
       'eval', 'run', '--env', 'example_multi_step', '--input', EXAMPLE, '--output', out, '--limit', '3',

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gym } from '../helpers/gym-cli';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
 import { tempDir } from '../helpers/run';
-import { freePort, startTestServer, type TestServer } from '../helpers/temporal-server';
+import { reservePort } from '../helpers/ports';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
 const exampleRows = () => readFileSync(EXAMPLE, 'utf8').split('\n').filter(Boolean);
@@ -66,7 +67,7 @@ describe('gym eval run refuses bad input before starting anything', () => {
   });
 
   it('says so when the configured Temporal server is unreachable', async () => {
-    const port = await freePort();
+    const port = await reservePort();
     const r = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out], { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(new RegExp(`no Temporal server answers at 127.0.0.1:${port}`));

@@ -2,7 +2,7 @@
 // protocol (POST /v1/responses, POST /v1/chat/completions, OpenAI error bodies) and records every
 // request it receives, headers included, so tests can check what the gateway sent. It can also go
 // silent, as a stuck endpoint does, to test the gateway's timeouts.
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -74,7 +74,7 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
   let fixed: { status: number; body: unknown } | undefined;
   let stalled: 'before-headers' | 'mid-body' | undefined;
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -94,6 +94,14 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
     if (req.method === 'POST' && req.url === '/v1/responses') return send(200, responseFor(body));
     if (req.method === 'POST' && req.url === '/v1/chat/completions') return send(200, chatCompletionFor(body));
     send(404, { error: { message: `fake upstream has no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } });
+  };
+  // A request the fake cannot handle (e.g. a body that is not JSON) answers 500 instead of an unhandled rejection.
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (res.headersSent) return res.destroy();
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `fake upstream failed: ${String(e)}`, type: 'server_error', param: null, code: null } }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

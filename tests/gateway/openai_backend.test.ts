@@ -89,14 +89,14 @@ describe('pass-through', () => {
 });
 
 describe('failures', () => {
-  it('turns an upstream error into a 502 with its status and message, without the key', async () => {
+  it('turns an upstream refusal into a 502 marked upstream_rejected (never retried), with its status and message, without the key', async () => {
     const fake = await upstream();
     // Real providers echo (parts of) a rejected key; the gateway must not pass it on.
     fake.failWith(401, `Incorrect API key provided: ${KEY}.`);
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-401', base_url: fake.url, api_key_env: KEY_ENV });
     const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
     expect(res.status).toBe(502);
-    expect(res.body.error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
+    expect(res.body.error).toMatchObject({ type: 'upstream_error', code: 'upstream_rejected' });
     expect(res.body.error.message).toContain('401');
     expect(res.body.error.message).toContain('Incorrect API key provided');
     expect(JSON.stringify(res.body)).not.toContain(KEY);
