@@ -51,7 +51,7 @@ export function createBatchActivity(steps: RolloutSteps) {
         (step) => (stage = step === FINISHING ? 'verify' : 'model'),
       ),
     );
-    if (played.ok) return played.value.status === 'recorded' ? { reward: played.value.reward } : {};
+    if (played.ok) return { reward: played.value.reward };
     await steps.recordFailure(input.spec, key, played.failure);
     return {};
   }

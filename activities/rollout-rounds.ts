@@ -61,7 +61,7 @@ export function createRoundActivity(steps: RolloutSteps) {
       return [ordinal, step, StepCode.Failed];
     }
     const { outcome, done } = turn.value;
-    if (outcome) return outcome.status === 'recorded' ? [ordinal, step, StepCode.Recorded, outcome.reward] : [ordinal, step, StepCode.Failed];
+    if (outcome) return [ordinal, step, StepCode.Recorded, outcome.reward];
     return [ordinal, step, done ? StepCode.Finish : StepCode.Next];
   }
 

@@ -11,7 +11,7 @@ import type { AgentKind, AnyEnvironment, JudgeCall } from '../src/environments/t
 import { GymError } from '../src/errors';
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
-import type { FailureClass, FailureRecord, RolloutRecord } from '../src/schemas/records';
+import type { FailureRecord, RolloutRecord } from '../src/schemas/records';
 import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem, type ResponseObject } from '../src/schemas/responses';
 import { rolloutId } from '../src/schemas/task';
 import { callLog } from '../src/store/call-log';
@@ -39,11 +39,11 @@ export interface RolloutKey {
   rolloutIndex: number;
 }
 
-/** How a rollout ended, as the shard counts it. */
-export type RolloutOutcome = { status: 'recorded'; reward: number } | { status: 'failed'; failureClass: FailureClass };
+/** A rollout that reached its record. */
+export type RolloutOutcome = { status: 'recorded'; reward: number };
 
 export interface TurnResult {
-  /** No further model turn: verify next (or, with `outcome`, the rollout was already settled earlier). */
+  /** No further model turn: verify next (or, with `outcome`, the rollout was recorded before). */
   done: boolean;
   toolCalls: number;
   outcome?: RolloutOutcome;
