@@ -29,6 +29,20 @@ function withoutNulls(params: Record<string, unknown>): Record<string, unknown> 
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== null && v !== undefined));
 }
 
+/** The gateway's name for each spec object: a round's rollouts share one spec, so it is hashed once, not per call. */
+const registered = new WeakMap<Gateway, WeakMap<ModelSpec, string>>();
+
+function modelNameFor(gateway: Gateway, spec: ModelSpec): string {
+  let names = registered.get(gateway);
+  if (!names) registered.set(gateway, (names = new WeakMap()));
+  let name = names.get(spec);
+  if (name === undefined) {
+    name = gateway.register(spec);
+    names.set(spec, name);
+  }
+  return name;
+}
+
 export async function callModelThroughGateway(
   gateway: Gateway,
   spec: ModelSpec,
@@ -36,7 +50,7 @@ export async function callModelThroughGateway(
   rolloutId: string,
   signal?: AbortSignal,
 ): Promise<ModelCallResult> {
-  const model = gateway.register(spec);
+  const model = modelNameFor(gateway, spec);
   const started = performance.now();
   const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal });
   const latencyMs = performance.now() - started;

@@ -10,6 +10,7 @@ import { GymError } from '../errors';
 import { stateDir } from '../util/paths';
 import { ensureTemporalCli } from './cli-binary';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { pidAlive } from '../util/process';
 
 export const ServerInfo = z.object({
   pid: z.number().int(),
@@ -57,14 +58,6 @@ function splitAddress(address: string): [string, number] {
   return [address.slice(0, i) || '127.0.0.1', Number(address.slice(i + 1))];
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export async function readServerInfo(dir = path.join(stateDir(), 'temporal')): Promise<ServerInfo | undefined> {
   try {

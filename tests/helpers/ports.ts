@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pidAlive } from '../../src/util/process';
 
 const LOCK_DIR = path.join(os.tmpdir(), 'gymflow-port-locks');
 const LOWEST = 10_000;
@@ -26,14 +27,6 @@ const size = end - start;
 let cursor = Math.floor(Math.random() * size);
 const held = new Set<number>();
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const lockName = (port: number, pid: number) => `${port}.${pid}`;
 

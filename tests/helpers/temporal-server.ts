@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { GymError } from '../../src/errors';
 import { readServerInfo, startDevServer, stopDevServer, type ServerInfo } from '../../src/temporal/dev-server';
 import { releasePort, reservePort } from './ports';
+import { pidAlive } from '../../src/util/process';
 
 /**
  * Every port the dev server binds that a flag can set. Its history, matching and worker services
@@ -44,14 +45,6 @@ export interface TestServerOptions {
   reservePorts?: () => Promise<ServerPorts>;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Starts a server, retrying with new ports when one was taken between reservation and bind (the
