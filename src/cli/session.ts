@@ -29,9 +29,11 @@ export async function openSession(logger: Logger, say: (line: string) => void): 
       return client;
     },
     async reconnect() {
-      const old = client;
+      // The old connection is left open, not closed: a call on it may still be waiting out a retry of
+      // the client's gRPC interceptor, and closing the channel under that timer throws an uncaught
+      // "Channel has been shut down" that kills the command. One idle channel per outage is cheap, and
+      // the command's process exit ends them all.
       client = await connectClient(settings);
-      await old.connection.close().catch(() => {});
     },
     close: () => client.connection.close(),
   };
