@@ -14,13 +14,35 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The canonical form of each input item. Role items without a `type` are messages (NeMo Gym's
+ * The canonical form of an input item. Role items without a `type` are messages (NeMo Gym's
  * EasyInputMessage), so a task file written without `type` matches a request that spells it out.
  */
+export function canonicalItem(item: ConversationItem): string {
+  return canonicalJson('role' in item && item.type === undefined ? { ...item, type: 'message' } : item);
+}
+
 export function canonicalItems(input: ResponseCreateParams['input']): string[] {
-  return inputItems(input).map((item: ConversationItem) =>
-    canonicalJson('role' in item && item.type === undefined ? { ...item, type: 'message' } : item),
-  );
+  return inputItems(input).map(canonicalItem);
+}
+
+/**
+ * A request's items, canonicalised only as far as a lookup reads: a task is found by its first few
+ * items, while a late turn's history (with every earlier turn's token ids) can be long.
+ */
+export class CanonicalPrefix {
+  private readonly done: string[] = [];
+
+  constructor(private readonly items: readonly ConversationItem[]) {}
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** The canonical JSON array of the first `n` items. */
+  key(n: number): string {
+    for (let i = this.done.length; i < n; i++) this.done.push(canonicalItem(this.items[i]!));
+    return `[${this.done.slice(0, n).join(',')}]`;
+  }
 }
 
 export function sha256Hex(text: string): string {

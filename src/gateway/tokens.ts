@@ -29,6 +29,16 @@ const CHUNK_CHARS = 16_384;
 /** How long encoding may hold the event loop before letting timers and heartbeats run. */
 const YIELD_AFTER_MS = 10;
 
+/**
+ * Every turn's prompt repeats the conversation so far, so most message texts were encoded on an earlier
+ * turn: recently encoded texts are kept (least recently used dropped first) instead of re-encoded.
+ */
+const encodedTexts = new Map<string, { ids: readonly number[]; longWordsSplit: number }>();
+/** Bounds on what is kept: ~16 M characters (and their ids) in all, no single text over 64 K. */
+const CACHED_CHARS = 16_000_000;
+const CACHED_TEXT_CHARS = 65_536;
+let cachedChars = 0;
+
 /** The ids of some texts, appended in order; counts the words split into slices. */
 class TokenSink {
   readonly ids: number[] = [];
@@ -46,12 +56,35 @@ class TokenSink {
     this.lastYield = performance.now();
   }
 
+  /** Appends the ids of caller text: from the cache when it was encoded recently. */
+  async text(text: string): Promise<void> {
+    const known = encodedTexts.get(text);
+    if (known) {
+      // Refreshed as most recently used.
+      encodedTexts.delete(text);
+      encodedTexts.set(text, known);
+      this.longWordsSplit += known.longWordsSplit;
+      return this.append(known.ids);
+    }
+    const start = this.ids.length;
+    const splitBefore = this.longWordsSplit;
+    await this.encode(text);
+    if (text.length > CACHED_TEXT_CHARS) return;
+    encodedTexts.set(text, { ids: this.ids.slice(start), longWordsSplit: this.longWordsSplit - splitBefore });
+    cachedChars += text.length;
+    for (const oldest of encodedTexts.keys()) {
+      if (cachedChars <= CACHED_CHARS) break;
+      encodedTexts.delete(oldest);
+      cachedChars -= oldest.length;
+    }
+  }
+
   /**
    * Encodes caller text as o200k does, in bounded synchronous steps. The pre-tokenizer has no
    * lookbehind and a piece never depends on text after it, so encoding runs of whole pieces separately
    * gives the same ids as encoding the text at once.
    */
-  async text(text: string): Promise<void> {
+  private async encode(text: string): Promise<void> {
     // Too short to hold a long word: the common case, encoded at once.
     if (text.length <= LONG_WORD_CHARS) return this.append(encode(text, PLAIN));
     let start = 0;
@@ -91,8 +124,11 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-function header(role: string): number[] {
-  return encode(`${ImStart}${role}\n`, MARKERS);
+const headers = new Map<string, readonly number[]>();
+function header(role: string): readonly number[] {
+  let ids = headers.get(role);
+  if (!ids) headers.set(role, (ids = encode(`${ImStart}${role}\n`, MARKERS)));
+  return ids;
 }
 
 /** What a message says, tool calls included, as the model would have written it. */

@@ -7,7 +7,7 @@ import type { AnyEnvironment } from '../../../environments/types';
 import { inputItems, type ConversationItem, type ResponseObject } from '../../../schemas/responses';
 import { TaskRow } from '../../../schemas/task';
 import { hash32, seededRng, type Rng } from '../../../util/rng';
-import { canonicalItems } from '../../canonical';
+import { CanonicalPrefix } from '../../canonical';
 import { chatRequestToResponses, randomId, responseToChatCompletion, trainingTokensOf } from '../../convert';
 import type { MockModelSpec } from '../../spec';
 import { turnTokens } from '../../tokens';
@@ -61,7 +61,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
   const env: AnyEnvironment = getEnvironment(spec.env);
   const oracle = oracleFor(spec.env);
 
-  async function longestRecordingMatch(items: readonly string[]): Promise<PrefixMatch<RecordedRollout> | undefined> {
+  async function longestRecordingMatch(items: CanonicalPrefix): Promise<PrefixMatch<RecordedRollout> | undefined> {
     let best: PrefixMatch<RecordedRollout> | undefined;
     for (const file of spec.replay_files) {
       const match = (await files.recordings.get(file)).match(items);
@@ -85,7 +85,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
 
   async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {
     const items = inputItems(request.input);
-    const keys = canonicalItems(items);
+    const keys = new CanonicalPrefix(items);
     const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
     const task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
     const match = recording ?? task;
@@ -93,7 +93,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
       ctx.log.warn({ env: spec.env, tasks_file: spec.tasks_file, replay_files: spec.replay_files }, 'mock: no task matches the request input; answering with a plain message');
       return {
         output: [plainMessage(`The mock model found no ${spec.env} task whose input starts this conversation.`)],
-        seed: `${spec.seed}:${hash32(keys.join(','))}:${ctx.rolloutId ?? ''}`,
+        seed: `${spec.seed}:${hash32(keys.key(keys.length).slice(1, -1))}:${ctx.rolloutId ?? ''}`,
         source: 'fallback',
       };
     }

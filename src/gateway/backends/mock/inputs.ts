@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { GymError } from '../../../errors';
 import type { ResponseCreateParams } from '../../../schemas/responses';
-import { canonicalItems } from '../../canonical';
+import { canonicalItems, type CanonicalPrefix } from '../../canonical';
 
 export interface PrefixMatch<Row> {
   /** Rows whose input is the longest matching prefix (several when a file repeats a task). */
@@ -35,11 +35,11 @@ export class InputIndex<Row> {
     this.lengths = [...lengths].sort((a, b) => b - a);
   }
 
-  /** `items` are canonical request items (canonicalItems); only prefix lengths some row has are tried. */
-  match(items: readonly string[]): PrefixMatch<Row> | undefined {
+  /** Only prefix lengths some row has are tried, longest first. */
+  match(items: CanonicalPrefix): PrefixMatch<Row> | undefined {
     for (const length of this.lengths) {
       if (length > items.length) continue;
-      const inputKey = `[${items.slice(0, length).join(',')}]`;
+      const inputKey = items.key(length);
       const rows = this.byInput.get(inputKey);
       if (rows) return { rows, inputKey, length };
     }
