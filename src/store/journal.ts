@@ -1,7 +1,8 @@
 // A rollout's journal: every finished step (seeded session, model turn, tool call, environment step,
 // verify) as one entry, so a retried or resumed rollout continues at the last finished step and nothing
 // is paid for twice. The "turn" grain keeps it in one append-only file per rollout; the "rollout" grain in memory.
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationItem, FunctionCallOutputItem, ResponseObject, Usage } from '../schemas/responses';
 import type { VerifyResult } from '../schemas/verify';
@@ -30,6 +31,51 @@ export interface Journal {
   remove(): Promise<void>;
 }
 
+/** A journal as this process last saw it, valid while the file's inode, size and mtime are unchanged. */
+interface SeenJournal {
+  entries: JournalEntry[];
+  version: string;
+}
+/**
+ * Each step reads its rollout's journal, which holds every earlier turn with its token ids: re-reading
+ * and re-parsing it per step was the turn grain's largest cost. Journals this process wrote or read are
+ * kept while they stay small in number; any change by another process (a migrated shard) alters the
+ * version, so it is read again.
+ */
+const seen = new Map<string, SeenJournal>();
+const SEEN_JOURNALS = 4096;
+
+const versionOf = (st: BigIntStats) => `${st.ino}:${st.size}:${st.mtimeNs}`;
+
+function remember(file: string, entry: SeenJournal): void {
+  seen.delete(file);
+  seen.set(file, entry);
+  if (seen.size > SEEN_JOURNALS) seen.delete(seen.keys().next().value!);
+}
+
+/** Kept entries are shared by every later read, so they are frozen: a caller that edits one fails loudly. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  // Token id and log-prob arrays hold numbers only: freezing the array is enough.
+  if (Array.isArray(value) && typeof value[0] === 'number') return value;
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
+}
+
+function parseEntries(text: string): JournalEntry[] {
+  const entries: JournalEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      entries.push(deepFreeze(JSON.parse(line) as JournalEntry));
+    } catch {
+      // A torn entry: its step was not finished, so it runs again.
+    }
+  }
+  return entries;
+}
+
 /**
  * One file, appended to. Each entry is written as `\n<json>\n` in one write, so a line torn by a kill
  * mid-write stays on a line of its own and is skipped, never glued to the next entry.
@@ -38,38 +84,52 @@ export class FileJournal implements Journal {
   constructor(readonly file: string) {}
 
   async read(): Promise<JournalEntry[]> {
-    let text: string;
+    let handle: FileHandle;
     try {
-      text = await readFile(this.file, 'utf8');
+      handle = await open(this.file, 'r');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return (seen.delete(this.file), []);
       throw e;
     }
-    const entries: JournalEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        entries.push(JSON.parse(line) as JournalEntry);
-      } catch {
-        // A torn entry: its step was not finished, so it runs again.
-      }
+    try {
+      // The version is taken before reading: an append racing the read makes the next version differ.
+      const version = versionOf(await handle.stat({ bigint: true }));
+      const known = seen.get(this.file);
+      if (known?.version === version) return [...known.entries];
+      const entries = parseEntries(await handle.readFile('utf8'));
+      remember(this.file, { entries, version });
+      return [...entries];
+    } finally {
+      await handle.close();
     }
-    return entries;
   }
 
   async append(entry: JournalEntry): Promise<void> {
-    const text = `\n${JSON.stringify(entry)}\n`;
+    const line = JSON.stringify(entry);
+    const text = `\n${line}\n`;
+    let handle: FileHandle;
     try {
-      await appendFile(this.file, text);
+      handle = await open(this.file, 'a');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       await mkdir(path.dirname(this.file), { recursive: true });
-      await appendFile(this.file, text);
+      handle = await open(this.file, 'a');
+    }
+    try {
+      const before = versionOf(await handle.stat({ bigint: true }));
+      await handle.writeFile(text);
+      const known = seen.get(this.file);
+      // Only a journal known up to this write stays known; otherwise the next read parses the file.
+      if (known?.version === before) remember(this.file, { entries: [...known.entries, deepFreeze(JSON.parse(line) as JournalEntry)], version: versionOf(await handle.stat({ bigint: true })) });
+      else seen.delete(this.file);
+    } finally {
+      await handle.close();
     }
   }
 
-  remove(): Promise<void> {
-    return rm(this.file, { force: true });
+  async remove(): Promise<void> {
+    seen.delete(this.file);
+    await rm(this.file, { force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 // Finds which task a request belongs to: the task (or recorded rollout) whose input is a prefix of the
 // request's input. JSONL files are indexed once per version (path + mtime + size), so editing a task
-// file while the gateway runs takes effect on the next call.
+// file while the gateway runs takes effect within a second.
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
@@ -68,14 +68,20 @@ export function parseJsonl<T extends z.ZodType>(text: string, path: string, sche
   return rows;
 }
 
-/** Caches one value per file version; concurrent first calls share one load. */
+/** How long a file's version is trusted before it is checked again. */
+const RECHECK_MS = 1000;
+
+/** Caches one value per file version, checked at most once a second; concurrent first calls share one load. */
 export class FileCache<T> {
-  private readonly entries = new Map<string, { version: string; value: Promise<T> }>();
+  private readonly entries = new Map<string, { version: string; value: Promise<T>; checkedAt: number }>();
 
   constructor(private readonly load: (text: string, path: string) => T) {}
 
   async get(file: string): Promise<T> {
     const path = resolve(file);
+    const cached = this.entries.get(path);
+    // A stat per model call was a third of a single-turn rollout's cost: a version is trusted this long.
+    if (cached && performance.now() - cached.checkedAt < RECHECK_MS) return cached.value;
     let info;
     try {
       info = await stat(path);
@@ -83,10 +89,12 @@ export class FileCache<T> {
       throw new GymError('SETUP_FAILED', `mock model file ${path} cannot be read: ${(e as Error).message}`);
     }
     const version = `${info.mtimeMs}:${info.size}`;
-    const cached = this.entries.get(path);
-    if (cached?.version === version) return cached.value;
+    if (cached?.version === version) {
+      cached.checkedAt = performance.now();
+      return cached.value;
+    }
     const value = readFile(path, 'utf8').then((text) => this.load(text, path));
-    this.entries.set(path, { version, value });
+    this.entries.set(path, { version, value, checkedAt: performance.now() });
     value.catch(() => {
       if (this.entries.get(path)?.value === value) this.entries.delete(path);
     });
