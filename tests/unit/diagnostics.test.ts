@@ -1,9 +1,11 @@
 // Per-rollout diagnostics read off a journal, their per-group distributions, and the short closing
 // summary: expectations worked out by hand from the entries below.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { formatMetrics } from '../../src/cli/report';
 import { computeRunMetrics } from '../../src/metrics/aggregate';
 import { rolloutDiagnostics } from '../../src/metrics/diagnostics';
+import { metered, startSandboxClock } from '../../src/sandboxes/meter';
 import { RolloutDiagnostics } from '../../src/schemas/records';
 import { episodeOf, type JournalEntry, type ModelTurn } from '../../src/store/journal';
 
@@ -102,5 +104,21 @@ describe('closing summary', () => {
     // p90 at rank 4.5 = 102.5 → "103".
     expect(text).toMatch(/latency p50\/p90: total 101\/103 ms/);
     expect(text.split('\n').length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('sandbox meter', () => {
+  it('credits each sandbox run to the metered step it was started in, and only to it', async () => {
+    const run = async (ms: number) => {
+      const stop = startSandboxClock();
+      await sleep(ms);
+      stop();
+      stop(); // a second stop is not counted again
+    };
+    const [a, b] = await Promise.all([metered(() => run(30)), metered(async () => (await run(5), 'b'))]);
+    expect(a.sandboxMs).toBeGreaterThanOrEqual(25);
+    expect(b.value).toBe('b');
+    expect(b.sandboxMs).toBeLessThan(a.sandboxMs);
+    await run(1); // outside any step: credited to nobody, and harmless
   });
 });
