@@ -1,18 +1,63 @@
-// The end of a run: make the results files canonical and aggregate the run's metrics from them.
-import { computeRunMetrics, type RunMetrics } from '../src/metrics/aggregate';
+// The end of a run: make the results files canonical and aggregate the run's metrics from them,
+// streaming the files, so a run of any size is aggregated in memory proportional to its rollout count.
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { envLabel, resolveEnvironment } from '../src/environments/ref';
+import type { ModelSpec } from '../src/gateway/spec';
+import { RunAccumulator, type RunMetrics } from '../src/metrics/aggregate';
+import type { GroupKey } from '../src/metrics/diagnostics';
+import { Manifest } from '../src/runs/manifest';
+import { writeFileAtomic } from '../src/store/jsonl';
 import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
 
 export function finalizeRun(input: { runDir: string; expected: number }): Promise<RunMetrics> {
-  return runActivity(async () => {
-    const store = new RunStore(input.runDir);
-    const { rollouts, failures } = await store.compactResults();
-    const metrics = computeRunMetrics({
-      expected: input.expected,
-      rollouts: rollouts.map((r) => ({ taskIndex: r._ng_task_index, rolloutIndex: r._ng_rollout_index, reward: r.reward, rewardComponents: r.reward_components })),
-      failureClasses: failures.map((f) => f._ng_failure_class),
-    });
-    await store.writeJson(store.metricsPath, metrics);
-    return metrics;
+  return runActivity(() => aggregateRun(input.runDir, input.expected));
+}
+
+/** Writes metrics.json and task_metrics.jsonl from the run folder's files and returns the metrics. */
+export async function aggregateRun(runDir: string, expected: number): Promise<RunMetrics> {
+  const store = new RunStore(runDir);
+  const acc = new RunAccumulator(await taskSet(store));
+  const group = await groupOf(store);
+  await store.scanResults({
+    rollout: (r) =>
+      acc.addRollout({
+        taskIndex: r._ng_task_index,
+        rolloutIndex: r._ng_rollout_index,
+        reward: r.reward,
+        rewardComponents: r.reward_components,
+        answer: typeof r.extracted_answer === 'string' ? r.extracted_answer : null,
+        diagnostics: r._gf_diagnostics,
+        group,
+      }),
+    failure: (f) => acc.addFailure(f._ng_failure_class),
   });
+  const metrics = acc.result(expected);
+  await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
+  await store.writeJson(store.metricsPath, metrics);
+  return metrics;
+}
+
+/** Every task of the run by its `_ng_task_index`, read line by line from tasks.jsonl. */
+async function taskSet(store: RunStore): Promise<number[]> {
+  if (!existsSync(store.tasksPath)) return [];
+  const ids: number[] = [];
+  const lines = createInterface({ input: createReadStream(store.tasksPath), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    const index = (JSON.parse(line) as { _ng_task_index?: unknown })._ng_task_index;
+    ids.push(typeof index === 'number' ? index : ids.length);
+  }
+  return ids;
+}
+
+const modelLabel = (spec: ModelSpec) => (spec.backend === 'openai' ? spec.model : `mock:${spec.env}`);
+
+/** Who played the run's rollouts, from its manifest; a folder without one (written by hand) is "unknown". */
+async function groupOf(store: RunStore): Promise<GroupKey> {
+  const parsed = Manifest.safeParse(await store.readJson<unknown>(store.manifestPath));
+  if (!parsed.success) return { environment: 'unknown', agent: 'unknown', model: 'unknown' };
+  const { env, model } = parsed.data.config;
+  return { environment: envLabel(env), agent: resolveEnvironment(env).agent ?? 'simple_agent', model: modelLabel(model) };
 }

@@ -9,6 +9,8 @@ import { resolveEnvironment, type EnvRef } from '../src/environments/ref';
 import { runTool } from '../src/environments/tools';
 import type { AgentKind, AnyEnvironment, JudgeCall } from '../src/environments/types';
 import { GymError } from '../src/errors';
+import { rolloutDiagnostics } from '../src/metrics/diagnostics';
+import { metered } from '../src/sandboxes/meter';
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
 import type { FailureRecord, RolloutRecord } from '../src/schemas/records';
@@ -18,6 +20,7 @@ import { callLog } from '../src/store/call-log';
 import { episodeOf, historyItems, totalUsage, type Episode, type Journal, type ModelTurn } from '../src/store/journal';
 import { RunStore } from '../src/store/run-store';
 import type { FailureDescription } from './step-retry';
+import { FINISHING } from '../workflows/agent-loop';
 import { inStage } from './envelope';
 import { callModelThroughGateway } from './model-client';
 
@@ -107,6 +110,34 @@ function currentAttempt(): number {
   }
 }
 
+/**
+ * When the shard scheduled the activity this step runs in (a round, or a batch; its first attempt),
+ * or undefined outside an activity. A rollout's first step starts in the activity that first carries it.
+ */
+function scheduledAtMs(): number | undefined {
+  try {
+    return Context.current().info.scheduledTimestampMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Journals a try that failed, then rethrows its error: an error writing that entry must not hide it. */
+async function failedTry(journal: Journal, step: number, error: unknown): Promise<never> {
+  try {
+    await journal.append({ kind: 'failed_try', step });
+  } catch {
+    // The step's own error is the one that decides what happens next; it is thrown below either way.
+  }
+  throw error;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
 function cancellation(): AbortSignal | undefined {
   try {
     return Context.current().cancellationSignal;
@@ -128,6 +159,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       output: call.response.output,
       usage: call.response.usage ?? null,
       incomplete: !!call.response.incomplete_details,
+      latencyMs: Math.round(call.latencyMs * 10) / 10,
     };
     // The journal first: once it holds the turn, no retry pays for this call again.
     await journal.append({ kind: 'model', step, turn });
@@ -147,88 +179,12 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   const steps = {
     /** One agent turn; on the first, settles an already-recorded rollout or seeds the session. */
     async takeTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
-      const store = new RunStore(spec.runDir);
-      const env = resolveEnvironment(spec.env);
-      let episode = episodeOf(await journal.read());
-      if (!episode.seed) {
-        // Recorded already (a resumed run, or a stalled worker's duplicate): settled without running again.
-        // A sidecar rollout is played again by a resumed run; its record then replaces the sidecar line.
-        const recorded = await store.findRollout(rolloutId(key));
-        if (recorded) return { done: true, toolCalls: 0, outcome: { status: 'recorded', reward: recorded.reward } };
-        await inStage('seed', async () => {
-          const task = (await loadTask(spec, store, env, key.taskIndex)).parsed;
-          const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
-          await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined });
-        });
-        episode = episodeOf(await journal.read());
-      }
-      const task = (await inStage('seed', () => loadTask(spec, store, env, key.taskIndex))).parsed;
-      let turn = episode.turns.find((t) => t.step === step)?.model;
-      if (!turn) {
-        await inStage('model', () => callModel(spec, key, step, task, episode, journal));
-        // The first turn journaled for this step wins, should a stalled worker have written one too.
-        episode = episodeOf(await journal.read());
-        turn = episode.turns.find((t) => t.step === step)!.model;
-      }
-      const model = turn;
-      const move = nextMove(spec.agent, shapeOf(model), step, spec.maxSteps);
-      if (move.kind === 'stop') return { done: true, toolCalls: 0 };
-      if (move.kind === 'continue') return { done: false, toolCalls: 0 };
-      const finished = episode.turns.find((t) => t.step === step);
-      let state = episode.state;
-      if (move.kind === 'environment') {
-        if (finished?.env) return { done: finished.env.done || move.last, toolCalls: 0 };
-        return inStage('tool', async () => {
-          if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
-          const reply = env.step(task, state, model.output);
-          await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done });
-          return { done: reply.done || move.last, toolCalls: 0 };
-        });
-      }
-      const calls = functionCalls(model.output);
-      for (let index = finished?.tools.length ?? 0; index < calls.length; index++) {
-        const call = calls[index]!;
-        const result = await inStage('tool', () => runTool(env, task, state, call.name, call.arguments));
-        const item: FunctionCallOutputItem = { type: 'function_call_output', call_id: call.call_id, output: result.output };
-        await journal.append({ kind: 'tool', step, index, item, status: result.status, state: result.state });
-        state = result.state;
-      }
-      return { done: move.last, toolCalls: calls.length };
+      return playTurn(spec, key, step, journal).catch((e) => failedTry(journal, step, e));
     },
 
     /** Verify (unless done before) and write the record once; the journal is dropped after. */
     async finishRollout(spec: RolloutSpec, key: RolloutKey, journal: Journal): Promise<{ reward: number }> {
-      const store = new RunStore(spec.runDir);
-      const id = rolloutId(key);
-      const episode = episodeOf(await journal.read());
-      const env = resolveEnvironment(spec.env);
-      const { raw: row, parsed: task } = await inStage('verify', () => loadTask(spec, store, env, key.taskIndex));
-      let verified = episode.verify;
-      if (!verified) {
-        const response = episodeResponse(episode);
-        const judgeModel = spec.judgeModel;
-        const judge: JudgeCall | undefined = judgeModel
-          ? async (params) => (await callModelThroughGateway(deps.gateway, judgeModel, params, `${id}-judge`, cancellation())).response
-          : undefined;
-        const result = await inStage('verify', () => env.verify(task, response, { state: episode.state, judge }));
-        verified = { kind: 'verify', response, result, modelCallIds: episode.turns.map((t) => t.model.callId) };
-        await journal.append(verified);
-      }
-      await inStage('record', async () => {
-        const record: RolloutRecord = {
-          ...row,
-          responses_create_params: row.responses_create_params,
-          ...verified.result,
-          response: verified.response,
-          _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
-          _ng_rollout_index: key.rolloutIndex,
-          _gf_model_call_ids: verified.modelCallIds,
-          _ng_rollout_id: id,
-        };
-        await store.appendRollout(record);
-      });
-      await journal.remove();
-      return { reward: verified.result.reward };
+      return finish(spec, key, journal).catch((e) => failedTry(journal, FINISHING, e));
     },
 
     async recordFailure(spec: RolloutSpec, key: RolloutKey, failure: FailureDescription): Promise<void> {
@@ -245,6 +201,100 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       await new RunStore(spec.runDir).appendFailure(record);
     },
   };
+
+  async function playTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
+    const startedAtMs = Date.now();
+    const store = new RunStore(spec.runDir);
+    const env = resolveEnvironment(spec.env);
+    let episode = episodeOf(await journal.read());
+    if (!episode.seed) {
+      // Recorded already (a resumed run, or a stalled worker's duplicate): settled without running again.
+      // A sidecar rollout is played again by a resumed run; its record then replaces the sidecar line.
+      const recorded = await store.findRollout(rolloutId(key));
+      if (recorded) return { done: true, toolCalls: 0, outcome: { status: 'recorded', reward: recorded.reward } };
+      await inStage('seed', async () => {
+        const task = (await loadTask(spec, store, env, key.taskIndex)).parsed;
+        const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
+        const scheduledAt = scheduledAtMs();
+        // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
+        const queueingMs = scheduledAt === undefined ? 0 : Math.max(0, startedAtMs - scheduledAt);
+        await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined, startedAtMs, queueingMs });
+      });
+      episode = episodeOf(await journal.read());
+    }
+    const task = (await inStage('seed', () => loadTask(spec, store, env, key.taskIndex))).parsed;
+    let turn = episode.turns.find((t) => t.step === step)?.model;
+    if (!turn) {
+      await inStage('model', () => callModel(spec, key, step, task, episode, journal));
+      // The first turn journaled for this step wins, should a stalled worker have written one too.
+      episode = episodeOf(await journal.read());
+      turn = episode.turns.find((t) => t.step === step)!.model;
+    }
+    const model = turn;
+    const move = nextMove(spec.agent, shapeOf(model), step, spec.maxSteps);
+    if (move.kind === 'stop') return { done: true, toolCalls: 0 };
+    if (move.kind === 'continue') return { done: false, toolCalls: 0 };
+    const finished = episode.turns.find((t) => t.step === step);
+    let state = episode.state;
+    if (move.kind === 'environment') {
+      if (finished?.env) return { done: finished.env.done || move.last, toolCalls: 0 };
+      return inStage('tool', async () => {
+        if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
+        const started = performance.now();
+        const reply = env.step(task, state, model.output);
+        const latencyMs = performance.now() - started;
+        await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done, latencyMs });
+        return { done: reply.done || move.last, toolCalls: 0 };
+      });
+    }
+    const calls = functionCalls(model.output);
+    for (let index = finished?.tools.length ?? 0; index < calls.length; index++) {
+      const call = calls[index]!;
+      const { value: result, ms: latencyMs } = await timed(() => inStage('tool', () => runTool(env, task, state, call.name, call.arguments)));
+      const item: FunctionCallOutputItem = { type: 'function_call_output', call_id: call.call_id, output: result.output };
+      await journal.append({ kind: 'tool', step, index, item, status: result.status, state: result.state, latencyMs });
+      state = result.state;
+    }
+    return { done: move.last, toolCalls: calls.length };
+  }
+
+  async function finish(spec: RolloutSpec, key: RolloutKey, journal: Journal): Promise<{ reward: number }> {
+    const store = new RunStore(spec.runDir);
+    const id = rolloutId(key);
+    const episode = episodeOf(await journal.read());
+    const env = resolveEnvironment(spec.env);
+    const { raw: row, parsed: task } = await inStage('verify', () => loadTask(spec, store, env, key.taskIndex));
+    let verified = episode.verify;
+    if (!verified) {
+      const response = episodeResponse(episode);
+      const judgeModel = spec.judgeModel;
+      const judge: JudgeCall | undefined = judgeModel
+        ? async (params) => (await callModelThroughGateway(deps.gateway, judgeModel, params, `${id}-judge`, cancellation())).response
+        : undefined;
+      const started = performance.now();
+      const { value: result, sandboxMs } = await metered(() => inStage('verify', async () => env.verify(task, response, { state: episode.state, judge })));
+      const latencyMs = performance.now() - started;
+      verified = { kind: 'verify', response, result, modelCallIds: episode.turns.map((t) => t.model.callId), latencyMs, sandboxMs };
+      await journal.append(verified);
+    }
+    await inStage('record', async () => {
+      const record: RolloutRecord = {
+        ...row,
+        responses_create_params: row.responses_create_params,
+        ...verified.result,
+        response: verified.response,
+        _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
+        _ng_rollout_index: key.rolloutIndex,
+        _gf_model_call_ids: verified.modelCallIds,
+        _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
+        _ng_rollout_id: id,
+      };
+      await store.appendRollout(record);
+    });
+    await journal.remove();
+    return { reward: verified.result.reward };
+  }
+
   return steps;
 }
 

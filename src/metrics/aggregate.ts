@@ -1,11 +1,42 @@
-// Run metrics from the recorded rollouts: mean reward with its spread and a 95% interval, pass@k,
-// counts and coverage. Pure functions; the finalize activity feeds them the run's files.
+// Run metrics from the recorded rollouts: mean reward with its spread and intervals, pass@k and
+// majority@k over the run's task set, per-task variance, counts, coverage and diagnostics
+// distributions. Pure; fed one rollout at a time, so a caller can stream a run of any size.
+import type { RolloutDiagnostics } from '../schemas/records';
+import { DiagnosticsAccumulator, type DiagnosticsGroup, type GroupKey } from './diagnostics';
+import { acrossRepeatsInterval, clusteredInterval } from './intervals';
+import { majorityAtKOverTasks, pass1AvgOfKOverTasks, passAtKOverTasks, type TaskSamples } from './pass-at-k';
+import { mean, sampleStd, sampleVariance } from './stats';
 
 export interface ScoredRollout {
   taskIndex: number;
   rolloutIndex: number;
   reward: number;
   rewardComponents?: Record<string, number>;
+  /** The answer the environment extracted (NeMo Gym's `extracted_answer`), null when none: what majority@k votes on. */
+  answer?: string | null;
+  diagnostics?: RolloutDiagnostics;
+  /** Who produced it; diagnostics are summarized per group. */
+  group?: GroupKey;
+}
+
+/** Task ids listed per k in `pass_at_k_short_tasks`; task_metrics.jsonl has every task's sample count. */
+export const SHORT_TASK_IDS_SHOWN = 100;
+
+export interface ShortTasks {
+  count: number;
+  /** The first SHORT_TASK_IDS_SHOWN of them, ascending. */
+  task_indices: number[];
+}
+
+export interface TaskVariance {
+  /** Tasks with at least two samples: the ones a within-task variance exists for. */
+  tasks_with_repeats: number;
+  /** Mean over those tasks of the sample variance of their rewards. */
+  mean_within_task_variance: number | null;
+  /** Those tasks whose samples all got the same reward. */
+  zero_variance_tasks: number;
+  /** Sample variance of the task mean rewards, over tasks with a sample. */
+  between_task_variance: number | null;
 }
 
 export interface RunMetrics {
@@ -14,84 +45,180 @@ export interface RunMetrics {
   rollouts_failed: number;
   /** Share of expected rollouts that have a recorded reward: what every reward metric covers. */
   coverage: number;
+  /** Tasks with at least one recorded rollout. */
   tasks: number;
+  /** Tasks of the run (recorded or not): the fixed set pass@k and majority@k are over. */
+  task_set: number;
   mean_reward: number | null;
   std_reward: number | null;
+  /** The naive interval, as if every rollout were independent: mean ± 1.96 · std / √N. */
   ci95_reward: [number, number] | null;
+  /** The interval with a task's repeats as one cluster (docs/metrics.md). */
+  ci95_reward_clustered: [number, number] | null;
+  se_reward_clustered: number | null;
+  /** NeMo Gym's t interval over the per-repeat mean rewards. */
+  nemo_gym_ci95_reward: { mean: number; ci95: [number, number]; repeats: number } | null;
   pass_at_k: Record<string, number>;
+  /** For each k at which some tasks of the set have fewer than k samples: how many, and which. */
+  pass_at_k_short_tasks: Record<string, ShortTasks>;
+  pass_at_1_avg_of_k: Record<string, number>;
+  /** Empty when the environment extracts no answers. */
+  majority_at_k: Record<string, number>;
+  task_variance: TaskVariance;
   reward_components: Record<string, number>;
   failure_classes: Record<string, number>;
+  /** Distributions of the per-rollout diagnostics, per environment, agent and model. */
+  diagnostics: DiagnosticsGroup[];
 }
 
-export function mean(xs: readonly number[]): number | null {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+/** One line of task_metrics.jsonl. */
+export interface TaskMetrics {
+  _ng_task_index: number;
+  samples: number;
+  mean_reward: number | null;
+  reward_variance: number | null;
 }
 
-/** Sample standard deviation (ddof = 1), as NeMo Gym reports it; 0 for a single value. */
-export function sampleStd(xs: readonly number[]): number | null {
-  if (xs.length === 0) return null;
-  if (xs.length === 1) return 0;
-  const m = mean(xs)!;
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+interface TaskColumns {
+  rolloutIndex: number[];
+  rewards: number[];
+  answers: (string | null)[];
 }
 
-function binomial(n: number, k: number): number {
-  if (k < 0 || k > n) return 0;
-  let r = 1;
-  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
-  return r;
-}
+/** Takes rollouts and failures one at a time, keeping only the numbers the metrics need. */
+export class RunAccumulator {
+  private readonly tasks = new Map<number, TaskColumns>();
+  private readonly components: Record<string, { sum: number; n: number }> = {};
+  private readonly failures: Record<string, number> = {};
+  private readonly diagnostics = new DiagnosticsAccumulator();
+  private recorded = 0;
+  private failed = 0;
+  private answered = false;
 
-/**
- * pass@k for one task: the unbiased estimator 1 − C(c,k)/C(n,k) (c = incorrect) when every score is
- * 0 or 1, otherwise the best of the first k scores — NeMo Gym's definition.
- */
-export function passAtK(scores: readonly number[], k: number): number {
-  const binary = scores.every((s) => s === 0 || s === 1);
-  if (!binary) return Math.max(...scores.slice(0, k));
-  const incorrect = scores.filter((s) => s === 0).length;
-  if (incorrect < k) return 1;
-  return 1 - binomial(incorrect, k) / binomial(scores.length, k);
+  /** `taskSet`: every task of the run, so that one with no recorded rollout still counts as short. */
+  constructor(taskSet: Iterable<number> = []) {
+    for (const t of taskSet) this.task(t);
+  }
+
+  private task(index: number): TaskColumns {
+    let t = this.tasks.get(index);
+    if (!t) this.tasks.set(index, (t = { rolloutIndex: [], rewards: [], answers: [] }));
+    return t;
+  }
+
+  addRollout(r: ScoredRollout): void {
+    this.recorded++;
+    const t = this.task(r.taskIndex);
+    t.rolloutIndex.push(r.rolloutIndex);
+    t.rewards.push(r.reward);
+    const answer = typeof r.answer === 'string' ? r.answer : null;
+    if (answer !== null) this.answered = true;
+    t.answers.push(answer);
+    for (const [name, v] of Object.entries(r.rewardComponents ?? {})) {
+      const c = (this.components[name] ??= { sum: 0, n: 0 });
+      c.sum += v;
+      c.n++;
+    }
+    if (r.diagnostics) this.diagnostics.add(r.group ?? { environment: 'unknown', agent: 'unknown', model: 'unknown' }, r.diagnostics);
+  }
+
+  addFailure(failureClass: string): void {
+    this.failed++;
+    this.failures[failureClass] = (this.failures[failureClass] ?? 0) + 1;
+  }
+
+  /** Each task's samples in rollout-index order, ascending by task. */
+  private samples(): TaskSamples[] {
+    return [...this.tasks.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([task, c]) => {
+        const order = c.rolloutIndex.map((_, i) => i).sort((a, b) => c.rolloutIndex[a]! - c.rolloutIndex[b]!);
+        return { task, rewards: order.map((i) => c.rewards[i]!), answers: this.answered ? order.map((i) => c.answers[i]!) : undefined };
+      });
+  }
+
+  taskMetrics(): TaskMetrics[] {
+    return this.samples().map((t) => ({ _ng_task_index: t.task, samples: t.rewards.length, mean_reward: mean(t.rewards), reward_variance: sampleVariance(t.rewards) }));
+  }
+
+  result(expected: number): RunMetrics {
+    const tasks = this.samples();
+    const sampled = tasks.filter((t) => t.rewards.length > 0);
+    const rewards = sampled.flatMap((t) => t.rewards);
+    const maxK = Math.max(0, ...tasks.map((t) => t.rewards.length));
+
+    const pass: Record<string, number> = {};
+    const short: Record<string, ShortTasks> = {};
+    const avg: Record<string, number> = {};
+    const majority: Record<string, number> = {};
+    for (let k = 1; k <= maxK; k++) {
+      const p = passAtKOverTasks(tasks, k);
+      if (p.value !== null) pass[`pass@${k}`] = p.value;
+      if (p.short.length) short[`pass@${k}`] = { count: p.short.length, task_indices: p.short.slice(0, SHORT_TASK_IDS_SHOWN) };
+      const a = pass1AvgOfKOverTasks(tasks, k).value;
+      if (a !== null) avg[`pass@1[avg-of-${k}]`] = a;
+      if (this.answered) {
+        const m = majorityAtKOverTasks(tasks, k).value;
+        if (m !== null) majority[`majority@${k}`] = m;
+      }
+    }
+
+    const byRepeat = new Map<number, { sum: number; n: number }>();
+    for (const c of this.tasks.values()) {
+      c.rolloutIndex.forEach((ri, i) => {
+        const r = byRepeat.get(ri) ?? { sum: 0, n: 0 };
+        r.sum += c.rewards[i]!;
+        r.n++;
+        byRepeat.set(ri, r);
+      });
+    }
+    const nemo = acrossRepeatsInterval([...byRepeat.entries()].sort(([a], [b]) => a - b).map(([, r]) => r.sum / r.n));
+    const clustered = clusteredInterval(sampled.map((t) => t.rewards));
+
+    const repeated = sampled.filter((t) => t.rewards.length > 1);
+    const within = repeated.map((t) => sampleVariance(t.rewards)!);
+
+    const m = mean(rewards);
+    const sd = sampleStd(rewards);
+    const half = m !== null && sd !== null && rewards.length > 1 ? (1.96 * sd) / Math.sqrt(rewards.length) : null;
+    return {
+      rollouts_expected: expected,
+      rollouts_recorded: this.recorded,
+      rollouts_failed: this.failed,
+      coverage: expected ? this.recorded / expected : 0,
+      tasks: sampled.length,
+      task_set: tasks.length,
+      mean_reward: m,
+      std_reward: sd,
+      ci95_reward: half === null ? null : [m! - half, m! + half],
+      ci95_reward_clustered: clustered?.ci95 ?? null,
+      se_reward_clustered: clustered?.se ?? null,
+      nemo_gym_ci95_reward: nemo ? { mean: nemo.mean, ci95: nemo.ci95, repeats: nemo.n } : null,
+      pass_at_k: pass,
+      pass_at_k_short_tasks: short,
+      pass_at_1_avg_of_k: avg,
+      majority_at_k: majority,
+      task_variance: {
+        tasks_with_repeats: repeated.length,
+        mean_within_task_variance: mean(within),
+        zero_variance_tasks: within.filter((v) => v === 0).length,
+        between_task_variance: sampled.length > 1 ? sampleVariance(sampled.map((t) => mean(t.rewards)!)) : null,
+      },
+      reward_components: Object.fromEntries(Object.entries(this.components).map(([k, c]) => [k, c.sum / c.n])),
+      failure_classes: { ...this.failures },
+      diagnostics: this.diagnostics.result(),
+    };
+  }
 }
 
 export function computeRunMetrics(input: {
   rollouts: readonly ScoredRollout[];
   failureClasses: readonly string[];
   expected: number;
+  taskSet?: Iterable<number>;
 }): RunMetrics {
-  const rewards = input.rollouts.map((r) => r.reward);
-  const byTask = new Map<number, ScoredRollout[]>();
-  for (const r of input.rollouts) byTask.set(r.taskIndex, [...(byTask.get(r.taskIndex) ?? []), r]);
-
-  const maxK = Math.max(0, ...[...byTask.values()].map((g) => g.length));
-  const pass: Record<string, number> = {};
-  for (let k = 1; k <= maxK; k++) {
-    const perTask = [...byTask.values()]
-      .filter((g) => g.length >= k)
-      .map((g) => passAtK([...g].sort((a, b) => a.rolloutIndex - b.rolloutIndex).map((r) => r.reward), k));
-    if (perTask.length) pass[`pass@${k}`] = mean(perTask)!;
-  }
-
-  const components: Record<string, number[]> = {};
-  for (const r of input.rollouts) for (const [name, v] of Object.entries(r.rewardComponents ?? {})) (components[name] ??= []).push(v);
-
-  const failures: Record<string, number> = {};
-  for (const c of input.failureClasses) failures[c] = (failures[c] ?? 0) + 1;
-
-  const m = mean(rewards);
-  const sd = sampleStd(rewards);
-  const half = m !== null && sd !== null && rewards.length > 1 ? (1.96 * sd) / Math.sqrt(rewards.length) : null;
-  return {
-    rollouts_expected: input.expected,
-    rollouts_recorded: input.rollouts.length,
-    rollouts_failed: input.failureClasses.length,
-    coverage: input.expected ? input.rollouts.length / input.expected : 0,
-    tasks: byTask.size,
-    mean_reward: m,
-    std_reward: sd,
-    ci95_reward: half === null ? null : [m! - half, m! + half],
-    pass_at_k: pass,
-    reward_components: Object.fromEntries(Object.entries(components).map(([k, v]) => [k, mean(v)!])),
-    failure_classes: failures,
-  };
+  const acc = new RunAccumulator(input.taskSet);
+  for (const r of input.rollouts) acc.addRollout(r);
+  for (const c of input.failureClasses) acc.addFailure(c);
+  return acc.result(input.expected);
 }

@@ -3,6 +3,25 @@
 import { z } from 'zod';
 import { ResponseObject } from './responses';
 
+const count = z.number().int().nonnegative();
+const ms = z.number().nonnegative();
+
+/**
+ * What a rollout cost and how long it took, written by the step that records it (docs/metrics.md
+ * defines each field). Tokens are the policy model's; the judge's time is part of verify.
+ */
+export const RolloutDiagnostics = z.object({
+  input_tokens: count,
+  output_tokens: count,
+  reasoning_tokens: count,
+  turns: count,
+  tool_calls: count,
+  failed_tool_calls: count,
+  latency_ms: z.object({ model: ms, tool: ms, verify: ms, sandbox: ms, queueing: ms, total: ms }),
+  attempts: z.number().int().min(1),
+});
+export type RolloutDiagnostics = z.infer<typeof RolloutDiagnostics>;
+
 export const RolloutRecord = z.looseObject({
   _ng_task_index: z.number().int(),
   _ng_rollout_index: z.number().int(),
@@ -13,6 +32,8 @@ export const RolloutRecord = z.looseObject({
   reward_components: z.record(z.string(), z.number()).optional(),
   failure_reason: z.string().optional(),
   _gf_model_call_ids: z.array(z.string()),
+  /** Absent only in records written before diagnostics were kept. */
+  _gf_diagnostics: RolloutDiagnostics.optional(),
 });
 export type RolloutRecord = z.infer<typeof RolloutRecord>;
 

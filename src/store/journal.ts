@@ -14,15 +14,23 @@ export interface ModelTurn {
   output: ConversationItem[];
   usage: Usage | null;
   incomplete: boolean;
+  /** How long the call took, as the caller measured it (absent in journals written before it was kept). */
+  latencyMs?: number;
 }
 
 export type JournalEntry =
-  /** The session as seeded; a turn-based environment's first observation in `items`. */
-  | { kind: 'seed'; state: unknown; items?: ConversationItem[] }
+  /**
+   * The session as seeded; a turn-based environment's first observation in `items`. `startedAtMs` is
+   * when the rollout's first step began (epoch ms) and `queueingMs` how long it waited for that since
+   * its shard scheduled the activity carrying it.
+   */
+  | { kind: 'seed'; state: unknown; items?: ConversationItem[]; startedAtMs?: number; queueingMs?: number }
   | { kind: 'model'; step: number; turn: ModelTurn }
-  | { kind: 'tool'; step: number; index: number; item: FunctionCallOutputItem; status: number; state: unknown }
-  | { kind: 'env'; step: number; items: ConversationItem[]; state: unknown; done: boolean }
-  | { kind: 'verify'; response: ResponseObject; result: VerifyResult; modelCallIds: string[] };
+  | { kind: 'tool'; step: number; index: number; item: FunctionCallOutputItem; status: number; state: unknown; latencyMs?: number }
+  | { kind: 'env'; step: number; items: ConversationItem[]; state: unknown; done: boolean; latencyMs?: number }
+  | { kind: 'verify'; response: ResponseObject; result: VerifyResult; modelCallIds: string[]; latencyMs?: number; sandboxMs?: number }
+  /** A try of a step that ended in an error (it is retried, or the rollout goes to the sidecar). */
+  | { kind: 'failed_try'; step: number };
 
 export interface Journal {
   read(): Promise<JournalEntry[]>;
@@ -160,6 +168,8 @@ export interface Episode {
   verify?: Extract<JournalEntry, { kind: 'verify' }>;
   /** Session state after the last finished step. */
   state: unknown;
+  /** Tries of this rollout's steps that ended in an error. */
+  failedTries: number;
 }
 
 export function episodeOf(entries: readonly JournalEntry[]): Episode {
@@ -167,8 +177,10 @@ export function episodeOf(entries: readonly JournalEntry[]): Episode {
   let verify: Episode['verify'];
   const turns = new Map<number, TurnRecord>();
   const tools = new Map<string, Extract<JournalEntry, { kind: 'tool' }>>();
+  let failedTries = 0;
   for (const e of entries) {
     if (e.kind === 'seed') seed ??= e;
+    else if (e.kind === 'failed_try') failedTries++;
     else if (e.kind === 'verify') verify ??= e;
     else if (e.kind === 'model') {
       if (!turns.has(e.step)) turns.set(e.step, { step: e.step, model: e.turn, tools: [] });
@@ -189,7 +201,7 @@ export function episodeOf(entries: readonly JournalEntry[]): Episode {
     if (last) state = last.state;
     if (turn.env) state = turn.env.state;
   }
-  return { seed, turns: ordered, verify, state };
+  return { seed, turns: ordered, verify, state, failedTries };
 }
 
 /** The conversation after the task's input: seed items, then each turn's output and replies. */

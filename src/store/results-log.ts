@@ -358,17 +358,15 @@ class LogCore {
     }
   }
 
-  async readAll(): Promise<Record<ResultKind, Record<string, unknown>[]>> {
+  async scanAll(onRecord: (kind: ResultKind, record: Record<string, unknown>) => void): Promise<void> {
     return this.locked(async ({ lock, handles }) => {
-      const out: Record<ResultKind, Record<string, unknown>[]> = { rollout: [], failure: [] };
       for (const kind of KINDS) {
         const { size } = fstatSync(handles[kind].fd);
         await scanLines(handles[kind], 0, size, (buf, start, end) => {
           const record = parseRecord(buf, start, end);
-          if (record) out[kind].push(record);
+          if (record) onRecord(kind, record);
         }, () => lock.touch());
       }
-      return out;
     });
   }
 }
@@ -426,7 +424,13 @@ export class ResultsLog {
 
   /** Every record of both files (complete lines, each id once), read under the lock. */
   async readAll(): Promise<{ rollouts: RolloutRecord[]; failures: FailureRecord[] }> {
-    const all = await this.core.serial.run(() => this.core.readAll());
-    return { rollouts: all.rollout as RolloutRecord[], failures: all.failure as FailureRecord[] };
+    const all = { rollouts: [] as RolloutRecord[], failures: [] as FailureRecord[] };
+    await this.scan((kind, record) => void (kind === 'rollout' ? all.rollouts.push(record as RolloutRecord) : all.failures.push(record as FailureRecord)));
+    return all;
+  }
+
+  /** Hands over every record of both files (as readAll has them) one at a time, holding none: for runs of any size. */
+  scan(onRecord: (kind: ResultKind, record: Record<string, unknown>) => void): Promise<void> {
+    return this.core.serial.run(() => this.core.scanAll(onRecord));
   }
 }

@@ -18,6 +18,7 @@ export class RunStore {
   get rolloutsPath() { return path.join(this.dir, 'rollouts.jsonl'); }
   get failuresPath() { return path.join(this.dir, 'failures.jsonl'); }
   get metricsPath() { return path.join(this.dir, 'metrics.json'); }
+  get taskMetricsPath() { return path.join(this.dir, 'task_metrics.jsonl'); }
 
   workDir(rolloutId: string) { return path.join(this.dir, 'work', rolloutId); }
   modelCallPath(rolloutId: string, callId: string) { return path.join(this.dir, 'model_calls', rolloutId, `${callId}.json`); }
@@ -94,10 +95,10 @@ export class RunStore {
   }
 
   /**
-   * Both results files, canonical: no torn line, one line per rollout id across the two files. The
-   * results writer keeps them so, repairing under its lock whatever a killed process left.
+   * Both results files, canonical (no torn line, one line per rollout id across the two files), one
+   * record at a time. The results writer keeps them so, repairing under its lock whatever a killed process left.
    */
-  compactResults(): Promise<{ rollouts: RolloutRecord[]; failures: FailureRecord[] }> {
-    return this.results.readAll();
+  scanResults(on: { rollout(record: RolloutRecord): void; failure(record: FailureRecord): void }): Promise<void> {
+    return this.results.scan((kind, record) => (kind === 'rollout' ? on.rollout(record as RolloutRecord) : on.failure(record as FailureRecord)));
   }
 }

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultRunId } from '../../src/runs/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectPlausibleDiagnostics } from '../helpers/diagnostics';
 import { gym } from '../helpers/gym-cli';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
 import { tempDir } from '../helpers/run';
@@ -88,7 +89,7 @@ describe('gym eval against a running server', () => {
 
   it('runs an eval to its metrics, then shows it in status and list', async () => {
     const out = path.join(await tempDir(), 'cli-run');
-    const r = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--limit', '3', '--num-repeats', '2', '--mock-accuracy', '0.5'], env);
+    const r = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--limit', '3', '--num-repeats', '2', '--mock-accuracy', '0.5', '--mock-latency-ms', '20'], env);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/rollouts: 6\/6 recorded, 0 failed \(coverage 100.0%\) over 3 tasks/);
@@ -98,6 +99,7 @@ describe('gym eval against a running server', () => {
     const rows = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(rows).toHaveLength(6);
     expect(metrics.mean_reward).toBeCloseTo(rows.reduce((a, x) => a + x.reward, 0) / 6);
+    expectPlausibleDiagnostics(out, { environment: 'example_multi_step', modelLatencyMs: 20 });
 
     const status = await gym(['eval', 'status', out], env);
     expect(status.code).toBe(0);

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWorkflowId, shardWorkflowId, type RunResult } from '../../workflows/definitions';
+import { expectPlausibleDiagnostics } from '../helpers/diagnostics';
 import { runConfig, runInProcess, startRunWorkflow, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { spawnWorker, waitFor, type WorkerProcess } from '../helpers/worker-process';
@@ -35,6 +36,7 @@ describe('the rollout durability grain', () => {
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(5);
     expect(result.metrics.mean_reward).toBe(1);
+    expectPlausibleDiagnostics(runDir, { environment: 'example_multi_step', modelLatencyMs: 0 });
     const history = await (await server.client()).workflow.getHandle(shardWorkflowId(runWorkflowId(config.runId), 0)).fetchHistory();
     const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled).toEqual(['runRolloutBatch']);

@@ -1,21 +1,14 @@
 // The coverage threshold of a finished run: the line that says how it falls short, and INCOMPLETE.
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, GymError } from '../../src/errors';
-import type { RunMetrics } from '../../src/metrics/aggregate';
+import { computeRunMetrics, type RunMetrics } from '../../src/metrics/aggregate';
 import { checkCoverage, coverageShortfall, minCoverageFlag } from '../../src/cli/coverage';
 
 const metrics = (expected: number, recorded: number, failed: number): RunMetrics => ({
-  rollouts_expected: expected,
+  ...computeRunMetrics({ rollouts: [], failureClasses: [], expected }),
   rollouts_recorded: recorded,
   rollouts_failed: failed,
   coverage: recorded / expected,
-  tasks: expected,
-  mean_reward: null,
-  std_reward: null,
-  ci95_reward: null,
-  pass_at_k: {},
-  reward_components: {},
-  failure_classes: {},
 });
 
 describe('coverage threshold', () => {

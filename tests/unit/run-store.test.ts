@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJsonl, writeFileAtomic } from '../../src/store/jsonl';
 import { RunStore } from '../../src/store/run-store';
-import type { RolloutRecord } from '../../src/schemas/records';
+import type { FailureRecord, RolloutRecord } from '../../src/schemas/records';
 import { tempDir } from '../helpers/run';
 
 const record = (id: string, reward = 1): RolloutRecord => {
@@ -72,7 +72,9 @@ describe('run store', () => {
     appendFileSync(store.rolloutsPath, [record('0-0'), record('0-0'), record('1-0', 0)].map((r) => JSON.stringify(r) + '\n').join(''));
     const failure = (id: string) => ({ _ng_task_index: 0, _ng_rollout_index: 0, _ng_rollout_id: id, _ng_failure_class: 'model_error', message: 'x', stage: 'model', attempt: 3, failed_at: 'now' });
     appendFileSync(store.failuresPath, [failure('1-0'), failure('2-0')].map((f) => JSON.stringify(f) + '\n').join(''));
-    const { rollouts, failures } = await store.compactResults();
+    const rollouts: RolloutRecord[] = [];
+    const failures: FailureRecord[] = [];
+    await store.scanResults({ rollout: (r) => rollouts.push(r), failure: (f) => failures.push(f) });
     expect(rollouts.map((r) => r._ng_rollout_id)).toEqual(['0-0', '1-0']);
     expect(failures.map((f) => f._ng_rollout_id)).toEqual(['2-0']);
     expect(readFileSync(store.failuresPath, 'utf8').trim().split('\n')).toHaveLength(1);

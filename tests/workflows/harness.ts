@@ -10,7 +10,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import type { Settled } from '../../activities/rollout-rounds';
 import type { BatchCounts, BatchInput } from '../../activities/rollout-batch';
 import type { RoundInput } from '../../activities/rollout-rounds';
-import type { RunMetrics } from '../../src/metrics/aggregate';
+import { computeRunMetrics, type RunMetrics } from '../../src/metrics/aggregate';
 import { ensureTemporalCli } from '../../src/temporal/cli-binary';
 import { RUN_STATUS, SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { WORKFLOWS_PATH } from '../../workers/worker';
@@ -87,19 +87,7 @@ export interface StubRun {
   drive(body: (handle: WorkflowHandle<typeof evalRunWorkflow>) => Promise<void>): Promise<void>;
 }
 
-const METRICS: RunMetrics = {
-  rollouts_expected: 0,
-  rollouts_recorded: 0,
-  rollouts_failed: 0,
-  coverage: 0,
-  tasks: 0,
-  mean_reward: null,
-  std_reward: null,
-  ci95_reward: null,
-  pass_at_k: {},
-  reward_components: {},
-  failure_classes: {},
-};
+const METRICS: RunMetrics = computeRunMetrics({ rollouts: [], failureClasses: [], expected: 0 });
 
 export async function stubRun(
   t: WorkflowTestEnv,

@@ -1,6 +1,6 @@
 // NeMo Gym's default `/aggregate_metrics`, without the per-task groups: for every numeric field of
 // the verify responses (and the token counts in `response.usage`), its mean, median, spread and range.
-import { mean, sampleStd } from '../../metrics/aggregate';
+import { mean, sampleStd } from '../../metrics/stats';
 
 export interface AggregateMetrics {
   group_level_metrics: Record<string, unknown>[];

@@ -6,6 +6,7 @@ import { accessSync, chownSync, constants, existsSync, lstatSync, readFileSync, 
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GymError } from '../../errors';
+import { startSandboxClock } from '../meter';
 
 export interface ResourceLimits {
   /** CPU seconds per process (RLIMIT_CPU). */
@@ -192,6 +193,7 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
   const prlimit = findOnPath('prlimit', `${process.env.PATH ?? ''}${delimiter}/usr/bin:/bin`);
   const argv = jailArgv({ ...policy, limits }, command, bwrap, prlimit);
   if (user) chownSync(policy.workspace, user.uid, user.gid);
+  const clock = startSandboxClock();
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: policy.workspace,
     detached: true,
@@ -240,7 +242,10 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
     });
     child.on('close', () => {
       clearTimeout(timer);
-      void untilGone(firstPid(info)).then(() => resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) }));
+      void untilGone(firstPid(info)).then(() => {
+        clock();
+        resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) });
+      });
     });
   });
   return { stdin: child.stdin!, stdout: child.stdout!, done, kill };
