@@ -1,6 +1,7 @@
 // A run (campaign): collate the input once, spread the rollouts over shard workflows, steer them
 // (pause, resume, concurrency), then aggregate the run's metrics from its files.
 import {
+  type ActivityOptions,
   allHandlersFinished,
   CancellationScope,
   condition,
@@ -31,11 +32,16 @@ import {
 } from './definitions';
 import { shardWorkflow } from './shard';
 
-const { collateRun, finalizeRun } = proxyActivities<Activities>({
+const runStep: ActivityOptions = {
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '2 minutes',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['BAD_INPUT', 'NOT_FOUND', 'DISK_FULL'] },
-});
+};
+// Collating validates a whole dataset in one go, so its heartbeats may be far apart.
+const { collateRun } = proxyActivities<Activities>({ ...runStep, heartbeatTimeout: '2 minutes' });
+// Finalizing streams the results files and beats often; a short timeout matters because a frozen
+// (SIGSTOPped, swapped-out) worker whose poll was still open can be handed this task, and the run then
+// waits out the whole timeout before another worker gets it.
+const { finalizeRun } = proxyActivities<Activities>({ ...runStep, heartbeatTimeout: '30 seconds' });
 
 export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   let phase: RunPhase = 'collating';
