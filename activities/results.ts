@@ -1,4 +1,6 @@
-// The end of a run: make the results files canonical and aggregate the run's metrics from them.
+// The end of a run: make the results files canonical, aggregate the run's metrics from them, and
+// write its health reports (rollout_verdicts.jsonl, quality_summary.json).
+import { runHealthChecks } from '../src/health/run-health';
 import { computeRunMetrics, type RunMetrics } from '../src/metrics/aggregate';
 import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
@@ -13,6 +15,7 @@ export function finalizeRun(input: { runDir: string; expected: number }): Promis
       failureClasses: failures.map((f) => f._ng_failure_class),
     });
     await store.writeJson(store.metricsPath, metrics);
+    await runHealthChecks(input.runDir);
     return metrics;
   });
 }
