@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { z } from 'zod';
 import { FailureRecord, ModelCallRecord } from '../schemas/records';
 import { rolloutId } from '../schemas/task';
 import { writeFileAtomic } from '../store/jsonl';
@@ -123,30 +124,21 @@ export async function runHealthChecks(runDir: string, opts: { ignored?: readonly
     had.failure ??= at.failure;
     had.unreadable ??= at.unreadable;
   };
+  /** Each line of a results file as a record, or as an unreadable line of the rollout it names (if any). */
+  const readResults = <T>(file: string, schema: z.ZodType<T>, onRecord: (record: T) => void) =>
+    eachLine(file, (text, line) => {
+      const { value, error } = parse(text);
+      const parsed = schema.safeParse(value);
+      if (parsed.success) return onRecord(parsed.data);
+      unreadableRecords++;
+      const unreadable = { file: path.basename(file), line, error: error ?? `${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}` };
+      const id = idOf(value);
+      if (id) claim(id, { ...indicesOf(id), unreadable });
+      else anonymous.push({ taskIndex: UNKNOWN_INDEX, rolloutIndex: UNKNOWN_INDEX, unreadable, copies: 1 });
+    });
   const store = new RunStore(runDir);
-  await eachLine(store.rolloutsPath, (text, line) => {
-    const { value, error } = parse(text);
-    const parsed = RecordEvidence.safeParse(value);
-    if (parsed.success) {
-      const r = parsed.data;
-      return claim(r._ng_rollout_id, { taskIndex: r._ng_task_index, rolloutIndex: r._ng_rollout_index, record: digestRecord(r) });
-    }
-    unreadableRecords++;
-    const unreadable = { file: 'rollouts.jsonl', line, error: error ?? `${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}` };
-    const id = idOf(value);
-    if (id) claim(id, { ...indicesOf(id), unreadable });
-    else anonymous.push({ taskIndex: UNKNOWN_INDEX, rolloutIndex: UNKNOWN_INDEX, unreadable, copies: 1 });
-  });
-  await eachLine(store.failuresPath, (text, line) => {
-    const { value, error } = parse(text);
-    const parsed = FailureRecord.safeParse(value);
-    if (parsed.success) return claim(parsed.data._ng_rollout_id, { ...indicesOf(parsed.data._ng_rollout_id), failure: parsed.data });
-    unreadableRecords++;
-    const unreadable = { file: 'failures.jsonl', line, error: error ?? `${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}` };
-    const id = idOf(value);
-    if (id) claim(id, { ...indicesOf(id), unreadable });
-    else anonymous.push({ taskIndex: UNKNOWN_INDEX, rolloutIndex: UNKNOWN_INDEX, unreadable, copies: 1 });
-  });
+  await readResults(store.rolloutsPath, RecordEvidence, (r) => claim(r._ng_rollout_id, { taskIndex: r._ng_task_index, rolloutIndex: r._ng_rollout_index, record: digestRecord(r) }));
+  await readResults(store.failuresPath, FailureRecord, (f) => claim(f._ng_rollout_id, { ...indicesOf(f._ng_rollout_id), failure: f }));
 
   const expected = await expectedIds(runDir);
   const ids = new Set([...(expected ?? []), ...claims.keys()]);
