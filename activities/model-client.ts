@@ -43,6 +43,44 @@ function modelNameFor(gateway: Gateway, spec: ModelSpec): string {
   return name;
 }
 
+/** A call as the gateway answered it, before it is judged: what the model call log keeps either way. */
+export interface ModelReply {
+  callId: string;
+  backend: string;
+  /** The gateway's name of the model. */
+  model: string;
+  /** ms since the epoch. */
+  startedAt: number;
+  latencyMs: number;
+  status: number;
+  body: unknown;
+}
+
+export async function requestModel(
+  gateway: Gateway,
+  spec: ModelSpec,
+  params: ResponseCreateParams,
+  rolloutId: string,
+  signal?: AbortSignal,
+): Promise<ModelReply> {
+  const model = modelNameFor(gateway, spec);
+  const startedAt = Date.now();
+  const started = performance.now();
+  const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal });
+  return { callId: reply.callId, backend: reply.backend, model, startedAt, latencyMs: performance.now() - started, status: reply.status, body: reply.body };
+}
+
+/** The Responses object of an answered call, or the GymError a failed or malformed answer stands for. */
+export function modelResponse(spec: ModelSpec, reply: ModelReply): ResponseObject {
+  if (reply.status >= 300) {
+    const error = (reply.body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    throw new GymError(modelFailureCode(reply.status, error?.code), `model ${spec.backend} answered HTTP ${reply.status}: ${(error?.message ?? JSON.stringify(reply.body)).slice(0, 500)}`);
+  }
+  const parsed = ResponseObject.safeParse(reply.body);
+  if (!parsed.success) throw new GymError('MODEL_ERROR', `model ${spec.backend} returned an invalid Responses object: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
 export async function callModelThroughGateway(
   gateway: Gateway,
   spec: ModelSpec,
@@ -50,15 +88,6 @@ export async function callModelThroughGateway(
   rolloutId: string,
   signal?: AbortSignal,
 ): Promise<ModelCallResult> {
-  const model = modelNameFor(gateway, spec);
-  const started = performance.now();
-  const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal });
-  const latencyMs = performance.now() - started;
-  if (reply.status >= 300) {
-    const error = (reply.body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    throw new GymError(modelFailureCode(reply.status, error?.code), `model ${spec.backend} answered HTTP ${reply.status}: ${(error?.message ?? JSON.stringify(reply.body)).slice(0, 500)}`);
-  }
-  const parsed = ResponseObject.safeParse(reply.body);
-  if (!parsed.success) throw new GymError('MODEL_ERROR', `model ${spec.backend} returned an invalid Responses object: ${parsed.error.issues[0]?.message}`);
-  return { callId: reply.callId, backend: reply.backend, latencyMs, response: parsed.data };
+  const reply = await requestModel(gateway, spec, params, rolloutId, signal);
+  return { callId: reply.callId, backend: reply.backend, latencyMs: reply.latencyMs, response: modelResponse(spec, reply) };
 }

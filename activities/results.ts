@@ -1,9 +1,10 @@
-// The end of a run: make the results files canonical and aggregate the run's metrics from them,
-// streaming the files, so a run of any size is aggregated in memory proportional to its rollout count.
+// The end of a run: make the results files canonical, aggregate the run's metrics from them (streaming
+// the files, so memory grows with the rollout count, not the file size), and write its health reports.
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { envLabel, resolveEnvironment } from '../src/environments/ref';
 import type { ModelSpec } from '../src/gateway/spec';
+import { runHealthChecks } from '../src/health/run-health';
 import { RunAccumulator, type RunMetrics } from '../src/metrics/aggregate';
 import type { GroupKey } from '../src/metrics/diagnostics';
 import { Manifest } from '../src/runs/manifest';
@@ -12,7 +13,11 @@ import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
 
 export function finalizeRun(input: { runDir: string; expected: number }): Promise<RunMetrics> {
-  return runActivity(() => aggregateRun(input.runDir, input.expected));
+  return runActivity(async () => {
+    const metrics = await aggregateRun(input.runDir, input.expected);
+    await runHealthChecks(input.runDir);
+    return metrics;
+  });
 }
 
 /** Writes metrics.json and task_metrics.jsonl from the run folder's files and returns the metrics. */

@@ -22,7 +22,7 @@ import { RunStore } from '../src/store/run-store';
 import type { FailureDescription } from './step-retry';
 import { FINISHING } from '../workflows/agent-loop';
 import { inStage } from './envelope';
-import { callModelThroughGateway } from './model-client';
+import { callModelThroughGateway, modelResponse, requestModel } from './model-client';
 
 /** What every step of a run's rollouts needs; small, because it travels in each activity's input. */
 export interface RolloutSpec {
@@ -151,28 +151,39 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     const id = rolloutId(key);
     const params = task.responses_create_params;
     const input: ConversationItem[] = [...inputItems(params.input), ...historyItems(episode, step)];
-    const call = await callModelThroughGateway(deps.gateway, spec.model, { ...params, input }, id, cancellation());
-    const turn: ModelTurn = {
-      callId: call.callId,
-      responseId: call.response.id,
-      model: call.response.model ?? null,
-      output: call.response.output,
-      usage: call.response.usage ?? null,
-      incomplete: !!call.response.incomplete_details,
-      latencyMs: Math.round(call.latencyMs * 10) / 10,
-    };
-    // The journal first: once it holds the turn, no retry pays for this call again.
-    await journal.append({ kind: 'model', step, turn });
-    await callLog(spec.runDir).append({
-      call_id: call.callId,
+    const reply = await requestModel(deps.gateway, spec.model, { ...params, input }, id, cancellation());
+    const logged = {
+      call_id: reply.callId,
       rollout_id: id,
       step,
       attempt: currentAttempt(),
-      backend: call.backend,
-      latency_ms: Math.round(call.latencyMs * 10) / 10,
+      backend: reply.backend,
+      model: reply.model,
+      started_at: reply.startedAt,
+      latency_ms: Math.round(reply.latencyMs * 10) / 10,
+      status: reply.status,
       request: { ...params, input_items: input.length, input: undefined },
-      response: call.response,
-    });
+    };
+    let response: ResponseObject;
+    try {
+      response = modelResponse(spec.model, reply);
+    } catch (e) {
+      // A failed call is logged too: the health checks tell a rollout that ended on one from one that recovered.
+      await callLog(spec.runDir).append({ ...logged, error: { code: (e as GymError).code, message: (e as Error).message } });
+      throw e;
+    }
+    const turn: ModelTurn = {
+      callId: reply.callId,
+      responseId: response.id,
+      model: response.model ?? null,
+      output: response.output,
+      usage: response.usage ?? null,
+      incomplete: !!response.incomplete_details,
+      latencyMs: Math.round(reply.latencyMs * 10) / 10,
+    };
+    // The journal first: once it holds the turn, no retry pays for this call again.
+    await journal.append({ kind: 'model', step, turn });
+    await callLog(spec.runDir).append({ ...logged, response });
     return turn;
   }
 

@@ -12,6 +12,7 @@ import { AGENT_NAME, ENV_NAME, MODEL_NAME, RUN_ID, RUN_STATUS } from '../tempora
 import { runStateQuery, runWorkflowId, shardProgressQuery, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
 import type { evalRunWorkflow } from '../../workflows/run';
 import { Manifest, buildManifest, type RunConfig } from './manifest';
+import { clearOutdatedReports } from './output-dir';
 
 export interface PreparedRun {
   manifest: Manifest;
@@ -46,6 +47,7 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
     return { manifest, resumed: true };
   }
   await store.init();
+  await clearOutdatedReports(config.runDir);
   await store.writeJson(store.manifestPath, fresh);
   return { manifest: fresh, resumed: false };
 }

@@ -1,8 +1,11 @@
 // The run folder given to --output, checked before anything starts: made if missing, and proven to be
 // a directory this process can write, so a bad path is a clear flag error rather than a failure mid-run.
+// A fresh run into a reused folder first clears the reports an earlier run left there.
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GymError } from '../errors';
+import { SUMMARY_FILE, VERDICTS_FILE } from '../health/types';
 
 function reason(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
@@ -56,4 +59,15 @@ export function checkOutputDir(dir: string): void {
     throw new GymError('BAD_FLAG', `--output folder ${dir} is not writable (${reason(e)}); choose a folder you can write to`);
   }
   rmSync(probe, { force: true });
+}
+
+/**
+ * Reports that describe one run's outcome: left by an earlier run in a reused folder, they would be read
+ * as the fresh run's (its sidecar rollouts counted as failed, its verdicts shown for rollouts not played).
+ */
+export const OUTCOME_REPORTS = ['failures.jsonl', VERDICTS_FILE, SUMMARY_FILE] as const;
+
+/** Removes an earlier run's failure and health reports; only for a fresh run, never a resumed one. */
+export async function clearOutdatedReports(dir: string): Promise<void> {
+  await Promise.all(OUTCOME_REPORTS.map((name) => rm(path.join(dir, name), { force: true })));
 }

@@ -60,3 +60,27 @@ export const FailureRecord = z.object({
   failed_at: z.string(),
 });
 export type FailureRecord = z.infer<typeof FailureRecord>;
+
+/**
+ * One line of the model call log (model_calls/*.jsonl): every policy call a rollout made, answered or
+ * not, so the health checks can join a record's `_gf_model_call_ids` to what was really captured.
+ */
+export const ModelCallRecord = z.looseObject({
+  call_id: z.string(),
+  rollout_id: z.string(),
+  step: z.number().int(),
+  attempt: z.number().int(),
+  backend: z.string(),
+  /** The gateway's name of the model called; calls to one model form one chain. */
+  model: z.string().optional(),
+  /** When the call started (ms since the epoch): orders a rollout's calls across attempts and workers. */
+  started_at: z.number().optional(),
+  latency_ms: z.number(),
+  /** The HTTP status the gateway answered; absent in logs written before it was kept (they held only answered calls). */
+  status: z.number().int().optional(),
+  error: z.looseObject({ code: z.string().nullish(), message: z.string() }).optional(),
+  request: z.unknown(),
+  /** The Responses object of an answered call; absent when the call failed. */
+  response: z.unknown().optional(),
+});
+export type ModelCallRecord = z.infer<typeof ModelCallRecord>;

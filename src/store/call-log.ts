@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { ModelCallRecord } from '../schemas/records';
 
 /** A new segment is started past this size, so no single file grows without bound. */
 const SEGMENT_BYTES = 256 * 1024 * 1024;
@@ -42,7 +43,7 @@ class GroupAppender {
 const appenders = new Map<string, GroupAppender>();
 
 /** The model call log of a run folder, as written by this process. */
-export function callLog(runDir: string): { append(record: object): Promise<void> } {
+export function callLog(runDir: string): { append(record: ModelCallRecord): Promise<void> } {
   let appender = appenders.get(runDir);
   if (!appender) {
     const dir = path.join(runDir, 'model_calls');

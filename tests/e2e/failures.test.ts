@@ -62,8 +62,18 @@ describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)',
     expect(upstream.requests).toHaveLength(12);
     expect(upstream.requests.every((r) => r.headers.authorization === `Bearer ${SECRET}`)).toBe(true);
 
+    // The health checks see the failed calls in the call log: every rollout ended on one, no task got an answer.
+    const health = JSON.parse(readFileSync(path.join(runDir, 'quality_summary.json'), 'utf8'));
+    expect(health.run.verdicts).toEqual({ healthy: 0, unhealthy: 6, unobserved: 0 });
+    expect(health.run.rollouts_flagged).toMatchObject({ rollout_failed: 6, rollout_ended_on_failed_model_call: 6, task_no_successful_model_calls: 3 });
+    expect(health.run.stats.model_call_errors).toEqual({ total: 12, by_status: { '502': 12 }, rollouts_affected: 6, ended_on_error: 6 });
+
     upstream.recover();
     const resumed = await runInProcess(server, config);
+    // Played again, each rollout's last call succeeded: the failed attempts before it leave it healthy.
+    const after = JSON.parse(readFileSync(path.join(runDir, 'quality_summary.json'), 'utf8'));
+    expect(after.run.verdicts).toEqual({ healthy: 6, unhealthy: 0, unobserved: 0 });
+    expect(after.run.stats.model_call_errors).toMatchObject({ total: 12, rollouts_affected: 6, ended_on_error: 0 });
     expect(resumed.metrics.rollouts_recorded).toBe(6);
     expect(resumed.metrics.rollouts_failed).toBe(0);
     expect(resumed.metrics.coverage).toBe(1);

@@ -13,6 +13,7 @@ import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../..
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
 import { MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
+import { GATE_FLAGS, GATE_USAGE, checkGate, gateFlags, hasGate } from '../gate';
 import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
@@ -35,6 +36,8 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --detach             start the run and return; workers elsewhere (gym worker start) run it
   --no-worker          follow the run without running a worker in this process
 ${MIN_COVERAGE_USAGE}
+${GATE_USAGE}
+                       (checked once the run has finished; not with --detach: run gym eval gate then)
 ${RECONNECT_USAGE}
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
 openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
@@ -61,6 +64,7 @@ const FLAGS = {
   detach: { type: 'boolean' },
   'no-worker': { type: 'boolean' },
   'min-coverage': { type: 'string' },
+  ...GATE_FLAGS,
   'reconnect-timeout': { type: 'string' },
   'mock-accuracy': { type: 'string' },
   'mock-seed': { type: 'string' },
@@ -178,15 +182,19 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const fromFile = values.config ? readConfigFile(values.config, new Set(Object.keys(FLAGS))) : {};
   const config = buildRunConfig({ ...fromFile, ...values });
   const follow = { minCoverage: minCoverageFlag({ ...fromFile, ...values }), reconnectTimeoutMs: reconnectTimeoutMs({ ...fromFile, ...values }) };
+  const gate = gateFlags({ ...fromFile, ...values });
   const datasetHash = await validateRunInput(config);
   const session = await openSession(logger, say);
   try {
     const { manifest, resumed } = await prepareRun(config, datasetHash);
-    if (resumed && (await showIfComplete(session, manifest, say, follow))) return;
-    const handle = await startRun(session.client, manifest);
-    say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
-    if (values.detach) return;
-    await followRun({ session, handle, runDir: config.runDir, taskQueue: config.taskQueue, withWorker: !values['no-worker'], logger, say, ...follow });
+    let finished = resumed && (await showIfComplete(session, manifest, say, follow));
+    if (!finished) {
+      const handle = await startRun(session.client, manifest);
+      say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
+      if (values.detach) return;
+      finished = !!(await followRun({ session, handle, runDir: config.runDir, taskQueue: config.taskQueue, withWorker: !values['no-worker'], logger, say, ...follow }));
+    }
+    if (finished && hasGate(gate)) await checkGate(config.runDir, gate, say);
   } finally {
     await session.close();
   }
