@@ -4,6 +4,7 @@ import { GymError, isGymError } from '../errors';
 import { createLogger } from '../util/logger';
 import { evalRun } from './commands/eval-run';
 import { evalReverify } from './commands/eval-reverify';
+import { evalCompare, evalReport } from './commands/eval-report';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
@@ -18,6 +19,8 @@ const COMMANDS: Record<string, Handler> = {
   'eval list': evalList,
   'eval resume': evalResume,
   'eval reverify': evalReverify,
+  'eval report': evalReport,
+  'eval compare': evalCompare,
   'eval pause': evalPause,
   'eval unpause': evalUnpause,
   'eval concurrency': evalConcurrency,
@@ -36,6 +39,8 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval list              runs known to the Temporal server
   gym eval resume <run>      re-attach to a running or interrupted run
   gym eval reverify <rollouts.jsonl> --env <name> [--tasks <jsonl>]   recompute rewards without the policy model
+  gym eval report <run> [--output FILE]   one self-contained HTML page of a run
+  gym eval compare <runA> <runB>   each metric's difference and its significance, paired by task
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
