@@ -136,7 +136,13 @@ export function renderReport(run: RunData, generatedAt = new Date()): string {
   const charts = [histogramSvg('reward distribution', histogram(run.rollouts.map((x) => x.reward)))];
   const curve = passAtKCurve(m);
   if (curve.length) charts.push(lineSvg('pass@k', curve));
-  for (const [key, values] of series) charts.push(histogramSvg(SERIES_LABELS[key] ?? key, histogram(values)));
+  // A series with one value on every rollout (no sandbox, no tools) is a line of text, not a chart.
+  const constant: string[] = [];
+  for (const [key, values] of series) {
+    const h = histogram(values);
+    if (h.counts.length === 1) constant.push(`${SERIES_LABELS[key] ?? key}: ${h.labels[0]}`);
+    else charts.push(histogramSvg(SERIES_LABELS[key] ?? key, h));
+  }
   const seriesKeys = [...series.keys()].filter((k) => k === 'output_tokens' || k.startsWith('latency_total') || (k === 'latency_model_ms' && !series.has('latency_total_ms')));
   const flat: [string, string][] = [];
   flatten(m, '', flat);
@@ -162,7 +168,7 @@ export function renderReport(run: RunData, generatedAt = new Date()): string {
 <body>
 <header><h1>${escapeHtml(title)}</h1><p class="meta">${meta.map(([k, v]) => `<span><b>${escapeHtml(k!)}</b> ${escapeHtml(v!)}</span>`).join(' ')}</p></header>
 <section id="headline"><h2>Headline</h2>${headline(m)}</section>
-<section id="charts"><h2>Distributions</h2><div class="charts">${charts.join('')}</div><p class="muted">${latencyNote}</p></section>
+<section id="charts"><h2>Distributions</h2><div class="charts">${charts.join('')}</div><p class="muted">${latencyNote}${constant.length ? ` The same on every rollout: ${escapeHtml(constant.join(', '))}.` : ''}</p></section>
 <section id="groups"><h2>By environment, agent and model</h2>${DIMENSIONS.map((d) => groupSection(d, groupTable(run.rollouts, d), seriesKeys)).join('')}</section>
 <section id="health"><h2>Health</h2>${healthSection(run)}</section>
 <section id="failures" class="rows" data-kind="failures"><h2>Failures <small>(failures.jsonl: rollouts that exhausted their retries)</small></h2></section>

@@ -12,13 +12,23 @@ import { readJsonFile } from '../store/jsonl';
 import { scanLines } from '../store/result-lines';
 import { RunStore } from '../store/run-store';
 import { FailureRecord, RolloutRecord } from '../schemas/records';
-import { inputItems, type ConversationItem } from '../schemas/responses';
+import { ResponseObject } from '../schemas/responses';
 
 /** Characters of transcript the whole page carries; each rollout gets its share, within these bounds. */
 const TRANSCRIPT_BUDGET = 32_000_000;
 const TRANSCRIPT_MIN = 320;
 const TRANSCRIPT_MAX = 4_000;
 const PROMPT_MAX = 2_000;
+
+/**
+ * The fields of a rollout record the report shows, validated with the record's own schema; the response's
+ * items are read loosely, because validating every token id of 100k records costs more than the report.
+ */
+const ReportRecord = RolloutRecord.pick({ _ng_task_index: true, _ng_rollout_index: true, _ng_rollout_id: true, responses_create_params: true, reward: true, reward_components: true, failure_reason: true }).extend({
+  response: ResponseObject.pick({ model: true, usage: true }).extend({ output: z.array(z.looseObject({ type: z.string().optional() })) }),
+  agent_ref: z.looseObject({ name: z.string() }).optional(),
+  _gf_diagnostics: z.unknown().optional(),
+});
 
 /**
  * The per-rollout diagnostics the `stats` work adds to records (`_gf_diagnostics`), read loosely: the
@@ -90,27 +100,28 @@ function contentText(content: unknown): string {
   return content.map((p: { text?: unknown }) => (typeof p?.text === 'string' ? p.text : '')).join('');
 }
 
-/** One conversation item as a transcript line. */
-export function itemText(item: ConversationItem): string {
+/** One conversation item as a transcript line (items read loosely: a record's token ids are never validated here). */
+function itemText(item: Record<string, unknown>): string {
   switch (item.type) {
     case 'function_call':
-      return `[tool call] ${item.name}(${item.arguments})`;
+      return `[tool call] ${String(item.name)}(${String(item.arguments)})`;
     case 'function_call_output':
       return `[tool output] ${contentText(item.output)}`;
     case 'reasoning':
-      return `[reasoning] ${item.summary.map((s) => s.text).join(' ')}`;
+      return `[reasoning] ${Array.isArray(item.summary) ? contentText(item.summary) : ''}`;
     default:
-      return `[${item.role}] ${contentText(item.content)}`;
+      return `[${String(item.role ?? item.type ?? 'item')}] ${contentText(item.content)}`;
   }
 }
 
 function promptOf(params: unknown): string {
   const parsed = z.looseObject({ input: z.unknown() }).safeParse(params);
   if (!parsed.success) return '';
-  const items = inputItems(parsed.data.input as never) as ConversationItem[];
-  const users = items.filter((i) => i.type !== 'function_call' && i.type !== 'function_call_output' && i.type !== 'reasoning' && i.role === 'user');
-  const last = users.at(-1);
-  return last ? contentText((last as { content: unknown }).content) : '';
+  const input = parsed.data.input;
+  if (typeof input === 'string') return input;
+  if (!Array.isArray(input)) return '';
+  const last = (input as Record<string, unknown>[]).filter((i) => i?.role === 'user').at(-1);
+  return last ? contentText(last.content) : '';
 }
 
 export function recordIssue(file: string, line: number, error: z.ZodError): GymError {
@@ -223,7 +234,7 @@ export async function readRun(runDir: string): Promise<RunData> {
   const rollouts: ReportRollout[] = [];
   let withDiagnostics = 0;
   await eachLine(store.rolloutsPath, (value, line) => {
-    const parsed = RolloutRecord.safeParse(value);
+    const parsed = ReportRecord.safeParse(value);
     if (!parsed.success) throw recordIssue(store.rolloutsPath, line, parsed.error);
     const r = parsed.data;
     if (!prompts.has(r._ng_task_index)) prompts.set(r._ng_task_index, clip(promptOf(r.responses_create_params), PROMPT_MAX));
@@ -239,7 +250,6 @@ export async function readRun(runDir: string): Promise<RunData> {
       series.input_tokens = r.response.usage.input_tokens;
       series.output_tokens = r.response.usage.output_tokens;
     }
-    const agentRef = (r as { agent_ref?: { name?: unknown } }).agent_ref;
     rollouts.push({
       id: r._ng_rollout_id,
       task: r._ng_task_index,
@@ -248,7 +258,7 @@ export async function readRun(runDir: string): Promise<RunData> {
       rewardComponents: r.reward_components,
       failureReason: r.failure_reason ?? null,
       environment,
-      agent: typeof agentRef?.name === 'string' ? agentRef.name : agent,
+      agent: r.agent_ref?.name ?? agent,
       model: r.response.model ?? 'unknown',
       series,
       transcript: clip(r.response.output.map(itemText).join('\n'), transcriptChars),
@@ -276,7 +286,7 @@ export async function readRun(runDir: string): Promise<RunData> {
   for (const f of failureRecords) {
     // A failed rollout's journal stays in work/ (turn grain): it holds the turns played before the failure.
     const entries = await new FileJournal(path.join(runDir, 'work', `${f._ng_rollout_id}.jsonl`)).read();
-    const items = entries.flatMap((e) => (e.kind === 'model' ? e.turn.output : e.kind === 'tool' ? [e.item] : e.kind === 'env' ? e.items : []));
+    const items = entries.flatMap((e) => (e.kind === 'model' ? e.turn.output : e.kind === 'tool' ? [e.item] : e.kind === 'env' ? e.items : [])) as unknown as Record<string, unknown>[];
     failures.push({
       id: f._ng_rollout_id,
       task: f._ng_task_index,

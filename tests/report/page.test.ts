@@ -77,7 +77,10 @@ describe('gym eval report, in Chromium', () => {
     expect(await text(other, '[data-health="not-computed"]')).toMatch(/not computed/);
     // Diagnostics on the records: their latency split and token counts are charted.
     expect(await other.locator('svg[aria-label="total latency (ms)"]').count()).toBe(1);
-    expect(await other.locator('svg[aria-label="queueing (ms)"]').count()).toBe(1);
+    expect(await other.locator('svg[aria-label="output tokens"]').count()).toBe(1);
+    // Queueing is 5 ms on every synthetic rollout: said in words, not drawn.
+    expect(await other.locator('svg[aria-label="queueing (ms)"]').count()).toBe(0);
+    expect(await text(other, '#charts')).toContain('queueing (ms): 5');
     await Promise.all([page.close(), other.close()]);
   });
 
