@@ -23,6 +23,8 @@ export interface SyntheticRunOptions {
 }
 
 const REASONS = ['wrong_answer', 'no_boxed_answer'];
+/** Words for the reasoning text of each synthetic answer, so transcripts compress like prose, not like one repeated line. */
+const WORDS = 'the option capital country answer first second because region river north south east west city larger smaller older coast border mountain population known named after between across letter choose rule out remaining fits best likely unlikely compare each against question consider history language trade port valley island plain desert forest lake central western eastern'.split(' ');
 
 export async function writeSyntheticRun(dir: string, opts: SyntheticRunOptions): Promise<{ metrics: ReturnType<typeof computeRunMetrics> }> {
   await mkdir(path.join(dir, 'model_calls'), { recursive: true });
@@ -106,7 +108,7 @@ export async function writeSyntheticRun(dir: string, opts: SyntheticRunOptions):
         _ng_rollout_index: r,
         response: {
           id: `resp-${id}`, object: 'response', model: 'mock-mcqa-synthetic', status: 'completed',
-          output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Thinking about task ${t}, repeat ${r}. The answer is \\boxed{${reward ? 'B' : 'C'}}.` }] }],
+          output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Thinking about task ${t}, repeat ${r}. ${Array.from({ length: 30 + rng.int(30) }, () => rng.pick(WORDS)).join(' ')}. The answer is \\boxed{${reward ? 'B' : 'C'}}.` }] }],
           usage: { input_tokens: 60 + (t % 50), output_tokens: outputTokens, total_tokens: 60 + (t % 50) + outputTokens },
         },
         ...(reward ? {} : { failure_reason: REASONS[(t + r) % REASONS.length] }),
