@@ -5,6 +5,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultRunId } from '../../src/runs/manifest';
+import { renderReport } from '../../src/report/html';
+import { readRun } from '../../src/report/read-run';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gym } from '../helpers/gym-cli';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
@@ -98,6 +100,12 @@ describe('gym eval against a running server', () => {
     const rows = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(rows).toHaveLength(6);
     expect(metrics.mean_reward).toBeCloseTo(rows.reduce((a, x) => a + x.reward, 0) / 6);
+    // The report reads a real run's files: every rollout, each one's model call time from the call log.
+    const report = await readRun(out);
+    expect(report.rollouts.map((x) => x.id).sort()).toEqual(rows.map((x) => x._ng_rollout_id).sort());
+    expect(report.latencySource).toBe('model_calls');
+    for (const x of report.rollouts) expect(x.series.latency_model_ms).toEqual(expect.any(Number));
+    expect(renderReport(report)).toContain(`<dd data-key="mean_reward">${metrics.mean_reward.toFixed(4)}</dd>`);
 
     const status = await gym(['eval', 'status', out], env);
     expect(status.code).toBe(0);
