@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tests/helpers/chromium';
 import { writeSyntheticRun } from '../tests/helpers/synthetic-run';
 import { measure, printResults } from './lib/cases';
 import { parseFlags } from './lib/flags';
@@ -13,7 +13,6 @@ import { renderReport } from '../src/report/html';
 import { readRun } from '../src/report/read-run';
 import { writeFileAtomic } from '../src/store/jsonl';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const REPEATS_PER_TASK = 4;
 
 /** The measured part in a process of its own, so its peak RSS is the report's alone. */
@@ -37,7 +36,7 @@ function generate(dir: string): Promise<Record<string, number>> {
 }
 
 async function inChromium(dir: string): Promise<Record<string, number>> {
-  const context = await chromium.launchPersistentContext(await mkdtemp(path.join(os.tmpdir(), 'gymflow-chromium-')), { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const context = await launchChromium();
   try {
     const page = await context.newPage();
     const t0 = performance.now();

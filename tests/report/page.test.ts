@@ -3,13 +3,13 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { evalReport } from '../../src/cli/commands/eval-report';
+import { launchChromium } from '../helpers/chromium';
 import { writeSyntheticRun } from '../helpers/synthetic-run';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const FAILED: Record<string, string> = {
   '3-1': 'HTTP 502 from upstream: the upstream is overloaded',
   '17-2': 'verify crashed: the grader returned malformed JSON',
@@ -41,7 +41,7 @@ beforeAll(async () => {
   const said: string[] = [];
   for (const dir of [withHealth, withDiagnostics]) await evalReport([dir], pino({ level: 'silent' }), (l) => said.push(l));
   expect(said[0]).toBe(`report: ${path.join(withHealth, 'report.html')} (118 rollouts, 2 failures)`);
-  context = await chromium.launchPersistentContext(await mkdtemp(path.join(os.tmpdir(), 'gymflow-chromium-')), { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  context = await launchChromium();
   context.on('request', (r) => requested.push(r.url()));
 });
 
