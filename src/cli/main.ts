@@ -5,6 +5,7 @@ import { createLogger } from '../util/logger';
 import { evalRun } from './commands/eval-run';
 import { evalReverify } from './commands/eval-reverify';
 import { evalGate, evalHealthCheck } from './commands/eval-health';
+import { evalCompare, evalReport } from './commands/eval-report';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
@@ -21,6 +22,8 @@ const COMMANDS: Record<string, Handler> = {
   'eval reverify': evalReverify,
   'eval health-check': evalHealthCheck,
   'eval gate': evalGate,
+  'eval report': evalReport,
+  'eval compare': evalCompare,
   'eval pause': evalPause,
   'eval unpause': evalUnpause,
   'eval concurrency': evalConcurrency,
@@ -41,6 +44,8 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval reverify <rollouts.jsonl> --env <name> [--tasks <jsonl>]   recompute rewards without the policy model
   gym eval health-check <run>   rollout verdicts and quality summary from a run's files
   gym eval gate <run> --max-failed-fraction F --max-unhealthy-fraction H   exit non-zero when a run is not fit to use
+  gym eval report <run> [--output FILE]   one self-contained HTML page of a run
+  gym eval compare <runA> <runB>   each metric's difference and its significance, paired by task
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server

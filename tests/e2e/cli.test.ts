@@ -5,6 +5,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultRunId } from '../../src/runs/manifest';
+import { renderReport } from '../../src/report/html';
+import { readRun } from '../../src/report/read-run';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectPlausibleDiagnostics } from '../helpers/diagnostics';
 import { gym } from '../helpers/gym-cli';
@@ -100,6 +102,12 @@ describe('gym eval against a running server', () => {
     expect(rows).toHaveLength(6);
     expect(metrics.mean_reward).toBeCloseTo(rows.reduce((a, x) => a + x.reward, 0) / 6);
     expectPlausibleDiagnostics(out, { environment: 'example_multi_step', modelLatencyMs: 20 });
+    // The report reads a real run's files: every rollout, each one's model time from its diagnostics.
+    const report = await readRun(out);
+    expect(report.rollouts.map((x) => x.id).sort()).toEqual(rows.map((x) => x._ng_rollout_id).sort());
+    expect(report.latencySource).toBe('diagnostics');
+    for (const x of report.rollouts) expect(x.series.latency_model_ms).toEqual(expect.any(Number));
+    expect(renderReport(report)).toContain(`<dd data-key="mean_reward">${metrics.mean_reward.toFixed(4)}</dd>`);
 
     const status = await gym(['eval', 'status', out], env);
     expect(status.code).toBe(0);
