@@ -1,4 +1,6 @@
 // The end of a run: make the results files canonical and aggregate the run's metrics from them.
+import { Context } from '@temporalio/activity';
+import { exportAfterRun } from '../src/exporters/run-exports';
 import { computeRunMetrics, type RunMetrics } from '../src/metrics/aggregate';
 import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
@@ -13,6 +15,7 @@ export function finalizeRun(input: { runDir: string; expected: number }): Promis
       failureClasses: failures.map((f) => f._ng_failure_class),
     });
     await store.writeJson(store.metricsPath, metrics);
+    await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);
     return metrics;
   });
 }
