@@ -30,6 +30,9 @@ export interface ExportLog {
   warn(message: string, meta?: Record<string, unknown>): void;
 }
 
+/** All exporters together, inside the finalize activity's 30 minutes (which also compacts the results). */
+const EXPORT_TIMEOUT_MS = 20 * 60_000;
+
 export const exportsPath = (runDir: string) => path.join(runDir, 'exports.json');
 
 export async function readExports(runDir: string): Promise<ExportsReport | undefined> {
@@ -54,7 +57,7 @@ export async function exportRun(opts: { runDir: string; config?: ExportersConfig
   });
   if (!exporters.length) return Object.keys(previous).length ? { exporters: previous } : undefined;
   const files = config.upload_rollouts ? source.files : source.files.filter((f) => f.path !== store.rolloutsPath);
-  const input = { runDir: opts.runDir, manifest: source.manifest, params: runParams(source.manifest), metrics: numericMetrics(source.metrics), files, signal: AbortSignal.timeout(30 * 60_000) };
+  const input = { runDir: opts.runDir, manifest: source.manifest, params: runParams(source.manifest), metrics: numericMetrics(source.metrics), files, signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS) };
   const results = await Promise.all(
     exporters.map(async (exporter): Promise<[string, ExportStatus]> => {
       const started = Date.now();
