@@ -1,7 +1,10 @@
 // The end of a run: make the results files canonical, aggregate the run's metrics from them (streaming
-// the files, so memory grows with the rollout count, not the file size), and write its health reports.
+// the files, so memory grows with the rollout count, not the file size), write its health reports and
+// hand the run to the configured exporters.
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { Context } from '@temporalio/activity';
+import { exportAfterRun } from '../src/exporters/run-exports';
 import { envLabel, resolveEnvironment } from '../src/environments/ref';
 import type { ModelSpec } from '../src/gateway/spec';
 import { runHealthChecks } from '../src/health/run-health';
@@ -16,6 +19,7 @@ export function finalizeRun(input: { runDir: string; expected: number }): Promis
   return runActivity(async () => {
     const metrics = await aggregateRun(input.runDir, input.expected);
     await runHealthChecks(input.runDir);
+    await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);
     return metrics;
   });
 }

@@ -1,15 +1,21 @@
 // Eval definitions in YAML (configs/evals/*.yaml): the same settings as the flags, snake_case, with
-// `mock:`, `openai:` and `judge:` groups. Flags given on the command line win over the file.
+// `mock:`, `openai:`, `judge:` and `exporters:` groups. Flags given on the command line win over the file.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { GymError } from '../errors';
+import { EXPORTER_KEYS } from '../exporters/config';
 
-/** Settings grouped under a backend, and the flag each stands for. */
-const GROUPS: Record<string, Record<string, string>> = {
+interface Group {
+  readonly [key: string]: string | Group;
+}
+
+/** Settings grouped under a backend (groups may nest), and the flag each stands for. */
+const GROUPS: Group = {
   mock: { accuracy: 'mock-accuracy', seed: 'mock-seed', latency_ms: 'mock-latency-ms', replay: 'mock-replay' },
   openai: { name: 'model-name', url: 'model-url', api_key_env: 'api-key-env' },
   judge: { model: 'judge-model', name: 'judge-model-name', url: 'judge-model-url' },
+  exporters: EXPORTER_KEYS,
 };
 
 /** Flattens the file into flag names: `num_repeats` → `num-repeats`, `mock: {accuracy}` → `mock-accuracy`. */
@@ -21,6 +27,15 @@ export function configToFlags(doc: Record<string, unknown>, known: ReadonlySet<s
     else if (typeof value === 'boolean') out[flag] = value;
     else if (value !== null && value !== undefined) out[flag] = String(value);
   };
+  const putGroup = (group: Group, where: string, value: unknown) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new GymError('BAD_INPUT', `${file}: "${where}" must be a mapping`);
+    for (const [k, v] of Object.entries(value)) {
+      const inner = group[k];
+      if (inner === undefined) throw new GymError('BAD_INPUT', `${file}: unknown setting "${where}.${k}"; known: ${Object.keys(group).join(', ')}`);
+      if (typeof inner === 'object') putGroup(inner, `${where}.${k}`, v);
+      else put(inner, `${where}.${k}`, v);
+    }
+  };
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'env_options') {
       if (!value || typeof value !== 'object' || Array.isArray(value)) throw new GymError('BAD_INPUT', `${file}: "env_options" must be a mapping`);
@@ -28,16 +43,8 @@ export function configToFlags(doc: Record<string, unknown>, known: ReadonlySet<s
       continue;
     }
     const group = GROUPS[key];
-    if (!group) {
-      put(key.replaceAll('_', '-'), key, value);
-      continue;
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new GymError('BAD_INPUT', `${file}: "${key}" must be a mapping`);
-    for (const [k, v] of Object.entries(value)) {
-      const flag = group[k];
-      if (!flag) throw new GymError('BAD_INPUT', `${file}: unknown setting "${key}.${k}"; known: ${Object.keys(group).join(', ')}`);
-      put(flag, `${key}.${k}`, v);
-    }
+    if (typeof group === 'object') putGroup(group, key, value);
+    else put(key.replaceAll('_', '-'), key, value);
   }
   return out;
 }

@@ -41,8 +41,8 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
     if (existing.workflow_id !== fresh.workflow_id) {
       throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
     }
-    // Concurrency and transport may change on resume; the identity may not.
-    const manifest = { ...existing, config: { ...existing.config, concurrency: config.concurrency, shards: config.shards, taskQueue: config.taskQueue } };
+    // Concurrency, transport and exporters may change on resume; the identity may not.
+    const manifest = { ...existing, config: { ...existing.config, concurrency: config.concurrency, shards: config.shards, taskQueue: config.taskQueue, exporters: config.exporters } };
     await store.writeJson(store.manifestPath, manifest);
     return { manifest, resumed: true };
   }

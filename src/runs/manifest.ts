@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { EnvRef } from '../environments/ref';
+import { ExportersConfig } from '../exporters/config';
 import { ModelSpec } from '../gateway/spec';
 import { MAX_CONCURRENCY, MAX_SHARDS } from '../../workflows/definitions';
 import { PACKAGE_ROOT } from '../util/paths';
@@ -30,6 +31,8 @@ export const RunConfig = z.object({
   retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1), heartbeatTimeoutMs: z.number().int().min(100) }),
   stepsPerExecution: z.number().int().min(1).optional(),
   durability: z.enum(['turn', 'rollout']).default('turn'),
+  /** Where the finished run is sent (not part of its identity; may change on resume). */
+  exporters: ExportersConfig.optional(),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 

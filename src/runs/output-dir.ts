@@ -65,9 +65,9 @@ export function checkOutputDir(dir: string): void {
  * Reports that describe one run's outcome: left by an earlier run in a reused folder, they would be read
  * as the fresh run's (its sidecar rollouts counted as failed, its verdicts shown for rollouts not played).
  */
-export const OUTCOME_REPORTS = ['failures.jsonl', VERDICTS_FILE, SUMMARY_FILE] as const;
+export const OUTCOME_REPORTS = ['failures.jsonl', VERDICTS_FILE, SUMMARY_FILE, 'exports.json', 'wandb', 'report.html'] as const;
 
-/** Removes an earlier run's failure and health reports; only for a fresh run, never a resumed one. */
+/** Removes an earlier run's failure, health and export reports; only for a fresh run, never a resumed one. */
 export async function clearOutdatedReports(dir: string): Promise<void> {
-  await Promise.all(OUTCOME_REPORTS.map((name) => rm(path.join(dir, name), { force: true })));
+  await Promise.all(OUTCOME_REPORTS.map((name) => rm(path.join(dir, name), { force: true, recursive: true })));
 }

@@ -1,6 +1,6 @@
 // A fresh run into a reused --output folder clears the failure and health reports an earlier run left
 // there; a resumed run (same identity) keeps them, because they are its own.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseModelSpec } from '../../src/gateway/spec';
@@ -27,7 +27,10 @@ function config(runDir: string): RunConfig {
 }
 
 const leave = (dir: string) => {
-  for (const name of OUTCOME_REPORTS) writeFileSync(path.join(dir, name), '{"left": "by an earlier run"}\n');
+  for (const name of OUTCOME_REPORTS) {
+    if (name === 'wandb') mkdirSync(path.join(dir, name, 'offline-run-1'), { recursive: true });
+    else writeFileSync(path.join(dir, name), '{"left": "by an earlier run"}\n');
+  }
   writeFileSync(path.join(dir, 'rollouts.jsonl'), '');
 };
 
@@ -38,7 +41,7 @@ describe('reports in a reused output folder', () => {
     const { resumed } = await prepareRun(config(dir), 'hash-a');
     expect(resumed).toBe(false);
     expect(OUTCOME_REPORTS.map((name) => existsSync(path.join(dir, name)))).toEqual(OUTCOME_REPORTS.map(() => false));
-    expect(OUTCOME_REPORTS).toEqual(['failures.jsonl', 'rollout_verdicts.jsonl', 'quality_summary.json']);
+    expect(OUTCOME_REPORTS).toEqual(['failures.jsonl', 'rollout_verdicts.jsonl', 'quality_summary.json', 'exports.json', 'wandb', 'report.html']);
     expect(existsSync(path.join(dir, 'rollouts.jsonl'))).toBe(true);
   });
 

@@ -9,6 +9,7 @@ import type { ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { checkOutputDir } from '../../runs/output-dir';
+import { EXPORTER_FLAGS, EXPORTERS_USAGE, exportersFromFlags } from '../../exporters/config';
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
@@ -41,7 +42,8 @@ ${GATE_USAGE}
 ${RECONNECT_USAGE}
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
 openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
-judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)`;
+judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)
+${EXPORTERS_USAGE}`;
 
 const FLAGS = {
   config: { type: 'string', short: 'c' },
@@ -76,6 +78,7 @@ const FLAGS = {
   'judge-model': { type: 'string' },
   'judge-model-name': { type: 'string' },
   'judge-model-url': { type: 'string' },
+  ...EXPORTER_FLAGS,
 } as const;
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -139,7 +142,9 @@ function environmentFlag(values: Values): EnvRef {
   return ref;
 }
 
-export function buildRunConfig(values: Values): RunConfig {
+const warnOnStderr = (message: string) => process.stderr.write(`gym: warning: ${message}\n`);
+
+export function buildRunConfig(values: Values, warn: (message: string) => void = warnOnStderr): RunConfig {
   const env = environmentFlag(values);
   const envName = envKey(env);
   requireFlag(values, 'model', EVAL_RUN_USAGE);
@@ -163,6 +168,7 @@ export function buildRunConfig(values: Values): RunConfig {
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
     durability: values.durability ?? 'turn',
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
+    exporters: exportersFromFlags(values, warn),
   });
   if (parsed.success && !parsed.data.judgeModel && resolveEnvironment(env).requiresJudge) {
     throw new GymError('BAD_FLAG', `environment "${env.name}" grades with an LLM judge: pass --judge-model (mock or openai)`);

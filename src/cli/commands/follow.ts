@@ -7,6 +7,7 @@ import { queryProgress, runStatus } from '../../runs/client';
 import type { Manifest } from '../../runs/manifest';
 import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
+import { formatExports, readExports } from '../../exporters/run-exports';
 import type { RunResult } from '../../../workflows/definitions';
 import { checkCoverage } from '../coverage';
 import { createProgressReporter } from '../progress';
@@ -71,6 +72,7 @@ export async function followRun(opts: FollowSettings & {
     return undefined;
   }
   let handle = opts.handle;
+  const followedSince = new Date().toISOString();
   // The long poll for the result is what notices a lost server; a fresh connection takes it up again.
   const result = (async (): Promise<RunResult> => {
     for (;;) {
@@ -95,6 +97,9 @@ export async function followRun(opts: FollowSettings & {
     const out = worker ? ((await worker.run(result)) as RunResult) : await result;
     reporter.finish();
     say(formatMetrics(out.metrics, opts.runDir));
+    // The finalize that just ran exported the run; older entries of exports.json are not this run's news.
+    const exports = await readExports(opts.runDir);
+    if (exports) for (const line of formatExports(exports, Object.keys(exports.exporters).filter((n) => exports.exporters[n]!.finished_at >= followedSince))) say(line);
     checkCoverage(out.metrics, opts.minCoverage);
     return out;
   } catch (e) {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Python the exporters use, from PyPI, into venvs under .gymflow/venvs (ignored by git):
+# `wandb` (the W&B exporter writes its run files with it) and an MLflow tracking server for the tests.
+# Safe to rerun: a venv whose stamp matches its pinned requirements is kept.
+#   bash scripts/setup-exporters.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venvs="$root/.gymflow/venvs"
+python="${PYTHON:-python3}"
+mkdir -p "$venvs"
+
+# mlflow-skinny plus only what `mlflow server` imports (Flask app, SQL store, the FastAPI wrapper's
+# numpy/pandas): the full `mlflow` wheel would add scikit-learn, scipy, matplotlib, pyarrow and docker.
+MLFLOW_REQS=('mlflow-skinny==3.17.2' 'Flask<4' 'Flask-CORS<7' 'alembic<2' 'sqlalchemy<3' 'graphene<4' 'aiohttp<4' 'huey<4' 'numpy<3' 'pandas<4')
+WANDB_REQS=('wandb==0.31.0')
+
+make_venv() {
+  local name="$1"; shift
+  local dir="$venvs/$name" stamp="$*"
+  if [ -f "$dir/.gymflow-stamp" ] && [ "$(cat "$dir/.gymflow-stamp")" = "$stamp" ]; then return; fi
+  rm -rf "$dir"
+  "$python" -m venv "$dir"
+  # Bytecode is compiled on first import instead: compiling every module at install time is most of the install.
+  "$dir/bin/pip" install --quiet --disable-pip-version-check --no-compile "$@"
+  echo "$stamp" > "$dir/.gymflow-stamp"
+}
+
+start=$SECONDS
+# Both at once: the time goes into downloads, not CPU.
+make_venv wandb "${WANDB_REQS[@]}" & wandb_pid=$!
+make_venv mlflow "${MLFLOW_REQS[@]}" & mlflow_pid=$!
+wait "$wandb_pid"
+wait "$mlflow_pid"
+echo "exporter venvs ready in $venvs ($((SECONDS - start)) s)"
