@@ -6,6 +6,7 @@ import { accessSync, chownSync, constants, existsSync, lstatSync, readFileSync, 
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GymError } from '../../errors';
+import { failSpan, startSpan } from '../../tracing/spans';
 
 export interface ResourceLimits {
   /** CPU seconds per process (RLIMIT_CPU). */
@@ -192,6 +193,7 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
   const prlimit = findOnPath('prlimit', `${process.env.PATH ?? ''}${delimiter}/usr/bin:/bin`);
   const argv = jailArgv({ ...policy, limits }, command, bwrap, prlimit);
   if (user) chownSync(policy.workspace, user.uid, user.gid);
+  const span = startSpan('sandbox', { 'gymflow.sandbox.isolation': policy.isolation, 'gymflow.sandbox.deadline_ms': policy.deadlineMs });
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: policy.workspace,
     detached: true,
@@ -228,6 +230,8 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
   const done = new Promise<JailExit>((resolve, reject) => {
     child.on('error', (error) => {
       clearTimeout(timer);
+      failSpan(span, error);
+      span.end();
       reject(new GymError('SETUP_FAILED', `cannot start ${argv[0]}: ${error.message}`));
     });
     child.on('exit', () => {
@@ -240,7 +244,11 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
     });
     child.on('close', () => {
       clearTimeout(timer);
-      void untilGone(firstPid(info)).then(() => resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) }));
+      void untilGone(firstPid(info)).then(() => {
+        span.setAttribute('gymflow.sandbox.timed_out', timedOut);
+        span.end();
+        resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) });
+      });
     });
   });
   return { stdin: child.stdin!, stdout: child.stdout!, done, kill };
