@@ -4,6 +4,7 @@ import { GymError, isGymError } from '../errors';
 import { createLogger } from '../util/logger';
 import { evalRun } from './commands/eval-run';
 import { evalReverify } from './commands/eval-reverify';
+import { evalTrace } from './commands/eval-trace';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval list': evalList,
   'eval resume': evalResume,
   'eval reverify': evalReverify,
+  'eval trace': evalTrace,
   'eval pause': evalPause,
   'eval unpause': evalUnpause,
   'eval concurrency': evalConcurrency,
@@ -36,6 +38,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval list              runs known to the Temporal server
   gym eval resume <run>      re-attach to a running or interrupted run
   gym eval reverify <rollouts.jsonl> --env <name> [--tasks <jsonl>]   recompute rewards without the policy model
+  gym eval trace <run> <rollout-id>   a rollout's timeline from the run's trace files
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
