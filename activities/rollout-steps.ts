@@ -19,10 +19,12 @@ import { rolloutId } from '../src/schemas/task';
 import { callLog } from '../src/store/call-log';
 import { episodeOf, historyItems, totalUsage, type Episode, type Journal, type ModelTurn } from '../src/store/journal';
 import { RunStore } from '../src/store/run-store';
+import { inSpan } from '../src/tracing/spans';
 import type { FailureDescription } from './step-retry';
 import { FINISHING } from '../workflows/agent-loop';
 import { inStage } from './envelope';
 import { callModelThroughGateway, modelResponse, requestModel } from './model-client';
+import { withRolloutTraces } from './rollout-traces';
 
 /** What every step of a run's rollouts needs; small, because it travels in each activity's input. */
 export interface RolloutSpec {
@@ -223,20 +225,20 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       // A sidecar rollout is played again by a resumed run; its record then replaces the sidecar line.
       const recorded = await store.findRollout(rolloutId(key));
       if (recorded) return { done: true, toolCalls: 0, outcome: { status: 'recorded', reward: recorded.reward } };
-      await inStage('seed', async () => {
+      await inStage('seed', () => inSpan('seed', {}, async () => {
         const task = (await loadTask(spec, store, env, key.taskIndex)).parsed;
         const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
         const scheduledAt = scheduledAtMs();
         // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
         const queueingMs = scheduledAt === undefined ? 0 : Math.max(0, startedAtMs - scheduledAt);
         await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined, startedAtMs, queueingMs });
-      });
+      }));
       episode = episodeOf(await journal.read());
     }
     const task = (await inStage('seed', () => loadTask(spec, store, env, key.taskIndex))).parsed;
     let turn = episode.turns.find((t) => t.step === step)?.model;
     if (!turn) {
-      await inStage('model', () => callModel(spec, key, step, task, episode, journal));
+      await inStage('model', () => inSpan('model', { attributes: { 'gymflow.model.backend': spec.model.backend } }, () => callModel(spec, key, step, task, episode, journal)));
       // The first turn journaled for this step wins, should a stalled worker have written one too.
       episode = episodeOf(await journal.read());
       turn = episode.turns.find((t) => t.step === step)!.model;
@@ -249,19 +251,21 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     let state = episode.state;
     if (move.kind === 'environment') {
       if (finished?.env) return { done: finished.env.done || move.last, toolCalls: 0 };
-      return inStage('tool', async () => {
+      return inStage('tool', () => inSpan('environment step', {}, async () => {
         if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
         const started = performance.now();
         const reply = env.step(task, state, model.output);
         const latencyMs = performance.now() - started;
         await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done, latencyMs });
         return { done: reply.done || move.last, toolCalls: 0 };
-      });
+      }));
     }
     const calls = functionCalls(model.output);
     for (let index = finished?.tools.length ?? 0; index < calls.length; index++) {
       const call = calls[index]!;
-      const { value: result, ms: latencyMs } = await timed(() => inStage('tool', () => runTool(env, task, state, call.name, call.arguments)));
+      const { value: result, ms: latencyMs } = await timed(() =>
+        inStage('tool', () => inSpan(`tool ${call.name}`, { attributes: { 'gymflow.tool.index': index } }, () => runTool(env, task, state, call.name, call.arguments))),
+      );
       const item: FunctionCallOutputItem = { type: 'function_call_output', call_id: call.call_id, output: result.output };
       await journal.append({ kind: 'tool', step, index, item, status: result.status, state: result.state, latencyMs });
       state = result.state;
@@ -283,12 +287,12 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         ? async (params) => (await callModelThroughGateway(deps.gateway, judgeModel, params, `${id}-judge`, cancellation())).response
         : undefined;
       const started = performance.now();
-      const { value: result, sandboxMs } = await metered(() => inStage('verify', async () => env.verify(task, response, { state: episode.state, judge })));
+      const { value: result, sandboxMs } = await metered(() => inStage('verify', () => inSpan('verify', {}, async () => env.verify(task, response, { state: episode.state, judge }))));
       const latencyMs = performance.now() - started;
       verified = { kind: 'verify', response, result, modelCallIds: episode.turns.map((t) => t.model.callId), latencyMs, sandboxMs };
       await journal.append(verified);
     }
-    await inStage('record', async () => {
+    await inStage('record', () => inSpan('record', {}, async () => {
       const record: RolloutRecord = {
         ...row,
         responses_create_params: row.responses_create_params,
@@ -301,12 +305,12 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         _ng_rollout_id: id,
       };
       await store.appendRollout(record);
-    });
+    }));
     await journal.remove();
     return { reward: verified.result.reward };
   }
 
-  return steps;
+  return withRolloutTraces(steps);
 }
 
 export type RolloutSteps = ReturnType<typeof createRolloutSteps>;

@@ -5,6 +5,8 @@ import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type NativeC
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { startGateway, type Gateway } from '../src/gateway/server';
+import { installTracing } from '../src/tracing/provider';
+import { workerTracingOptions } from '../src/tracing/temporal';
 import { PACKAGE_ROOT } from '../src/util/paths';
 import { MAX_CONCURRENCY } from '../workflows/definitions';
 
@@ -41,6 +43,8 @@ export async function createGymWorker(opts: {
   logger: Logger;
   maxConcurrentActivities?: number;
 }): Promise<GymWorker> {
+  // Before the gateway and the worker, so every span they start has somewhere to go.
+  const tracing = installTracing('gymflow-worker', opts.logger);
   const gateway = await startGateway({ logger: opts.logger.child({ component: 'gateway' }) });
   const worker = await Worker.create({
     connection: opts.connection,
@@ -48,6 +52,7 @@ export async function createGymWorker(opts: {
     taskQueue: opts.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities({ gateway }),
+    ...workerTracingOptions(tracing),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     // Every rollout in flight in the "turn" grain is one local activity at a time.
     maxConcurrentLocalActivityExecutions: MAX_CONCURRENCY,
@@ -64,6 +69,7 @@ export async function createGymWorker(opts: {
         return until ? await worker.runUntil(until) : await worker.run();
       } finally {
         await gateway.close();
+        await tracing?.flush();
       }
     },
   };

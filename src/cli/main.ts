@@ -7,6 +7,7 @@ import { evalReverify } from './commands/eval-reverify';
 import { evalGate, evalHealthCheck } from './commands/eval-health';
 import { evalCompare, evalReport } from './commands/eval-report';
 import { evalExport } from './commands/eval-export';
+import { evalTrace } from './commands/eval-trace';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
@@ -26,6 +27,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval report': evalReport,
   'eval compare': evalCompare,
   'eval export': evalExport,
+  'eval trace': evalTrace,
   'eval pause': evalPause,
   'eval unpause': evalUnpause,
   'eval concurrency': evalConcurrency,
@@ -49,6 +51,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval report <run> [--output FILE]   one self-contained HTML page of a run
   gym eval compare <runA> <runB>   each metric's difference and its significance, paired by task
   gym eval export <run-folder> [--to mlflow|wandb]   send a finished run to its exporters again
+  gym eval trace <run> <rollout-id>   a rollout's timeline from the run's trace files
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server

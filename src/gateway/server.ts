@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { contextFromHeaders, failSpan, inSpan, SpanKind, type Context } from '../tracing/spans';
 import { createLogger } from '../util/logger';
 import type { Backend, CallContext } from './backends/backend';
 import { mockBackend, mockFiles } from './backends/mock';
@@ -62,6 +63,8 @@ interface Exchange {
   path: string;
   rolloutId: string | undefined;
   signal: AbortSignal;
+  /** The trace the call belongs to: the request's `traceparent` over HTTP, the caller's active span in-process. */
+  parent?: Context;
   /** HTTP's checks on who is calling; an in-process caller is the worker itself. */
   admit(): void;
   body(): Promise<unknown>;
@@ -119,7 +122,18 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
     },
   };
 
-  async function serve(exchange: Exchange): Promise<GatewayReply> {
+  function serve(exchange: Exchange): Promise<GatewayReply> {
+    const kind = exchange.parent ? SpanKind.SERVER : SpanKind.INTERNAL;
+    return inSpan(`gateway ${exchange.method} ${exchange.path}`, { kind, parent: exchange.parent }, async (span) => {
+      const reply = await answer(exchange);
+      span.setAttributes({ 'http.response.status_code': reply.status, 'gymflow.call_id': reply.callId, 'gymflow.model.backend': reply.backend });
+      if (exchange.rolloutId) span.setAttribute('gymflow.rollout.id', exchange.rolloutId);
+      if (reply.status >= 500) failSpan(span, `HTTP ${reply.status}`);
+      return reply;
+    });
+  }
+
+  async function answer(exchange: Exchange): Promise<GatewayReply> {
     const started = performance.now();
     const callId = randomUUID();
     const { method, path, rolloutId, signal } = exchange;
@@ -179,6 +193,7 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
       path: (req.url ?? '/').split('?')[0]!,
       rolloutId: typeof rolloutHeader === 'string' && rolloutHeader ? rolloutHeader : undefined,
       signal: abort.signal,
+      parent: contextFromHeaders(req.headers),
       admit: () => admitHttp(req.headers, token),
       body: () => readJson(req),
     });

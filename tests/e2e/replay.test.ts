@@ -4,15 +4,20 @@
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installTracing } from '../../src/tracing/provider';
+import { workerTracingOptions } from '../../src/tracing/temporal';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 import { runWorkflowId } from '../../workflows/definitions';
 import { captureRunHistories, committedHistories } from '../helpers/histories';
-import { runConfig, runInProcess, tempDir } from '../helpers/run';
+import { quietLogger, runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 async function replayAll(histories: { workflowId: string; history: unknown }[]) {
   const results = [];
-  for await (const r of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH }, histories)) results.push(r);
+  // With the workers' OpenTelemetry interceptors bundled in, as every worker runs the workflows.
+  const tracing = workerTracingOptions(installTracing('gymflow-replay', quietLogger, { files: true, otlp: false }));
+  expect(tracing.interceptors?.workflowModules?.length).toBeGreaterThan(0);
+  for await (const r of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH, ...tracing }, histories)) results.push(r);
   return results;
 }
 

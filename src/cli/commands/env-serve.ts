@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { getEnvironment } from '../../environments/registry';
 import { startEnvironmentServer } from '../../environments/server';
+import { installTracing, tracingSettingsFromEnv } from '../../tracing/provider';
 import { intFlag, parseFlags, requireFlag } from '../args';
 
 const USAGE = 'usage: gym env serve --env <name> [--host 127.0.0.1] [--port 0]   (port 0 picks a free one)';
@@ -14,6 +15,8 @@ export async function envServe(argv: string[], logger: Logger, say: (line: strin
   const env = getEnvironment(requireFlag(values, 'env', USAGE));
   const port = intFlag(values, 'port', { min: 0, fallback: 0 })!;
   if (port > 65535) throw new GymError('BAD_FLAG', `--port must be at most 65535, got ${port}`);
+  // No run folder here: its spans go over OTLP only, joining each rollout's trace through `traceparent`.
+  installTracing('gymflow-env-server', logger, { ...tracingSettingsFromEnv(), files: false });
   const server = await startEnvironmentServer({ env, host: values.host ?? '127.0.0.1', port, logger });
   say(`environment ${env.name} served at ${server.url}`);
   await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { z } from 'zod';
 import { GymError } from '../../errors';
 import { TaskRow } from '../../schemas/task';
+import { inSpan, SpanKind, withTraceHeaders } from '../../tracing/spans';
 import { VerifyResult } from '../../schemas/verify';
 import { cookiePairs, toolNameProblem } from '../server/protocol';
 import { defineEnvironment } from '../define';
@@ -50,12 +51,21 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
   const base = new URL(config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
 
   /** One POST; any status comes back, only a failure to get an answer throws (so the activity is retried). */
-  async function post(route: string, body: unknown, cookie: string): Promise<{ status: number; text: string; cookie: string }> {
+  function post(route: string, body: unknown, cookie: string): Promise<{ status: number; text: string; cookie: string }> {
     const url = new URL(route, base);
+    // The server's span joins the rollout's trace through `traceparent`.
+    return inSpan(`POST /${route}`, { kind: SpanKind.CLIENT, attributes: { 'server.address': url.host, 'gymflow.environment': config.name } }, async (span) => {
+      const reply = await send(url, body, cookie);
+      span.setAttribute('http.response.status_code', reply.status);
+      return reply;
+    });
+  }
+
+  async function send(url: URL, body: unknown, cookie: string): Promise<{ status: number; text: string; cookie: string }> {
     try {
       const res = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+        headers: withTraceHeaders({ 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }),
         body: JSON.stringify(body),
         // NeMo Gym sets no timeouts either: a tool may run for long, and the activity's timeout bounds it.
         headersTimeout: 0,

@@ -11,6 +11,7 @@ import { GymError } from '../../errors';
 import { GatewayError } from '../../gateway/errors';
 import { readJson, sendJson } from '../../gateway/http';
 import { ResponseObject } from '../../schemas/responses';
+import { contextFromHeaders, failSpan, inSpan, SpanKind } from '../../tracing/spans';
 import { createLogger } from '../../util/logger';
 import { JudgeError, type AnyEnvironment, type JudgeCall } from '../types';
 import { aggregateVerifyResponses } from './aggregate-metrics';
@@ -173,9 +174,18 @@ export async function startEnvironmentServer(opts: EnvironmentServerOptions): Pr
     ...Object.keys(env.tools).map((name): [string, Partial<Record<string, Handler>>] => [`/${name}`, { POST: (call) => tool(name, call) }]),
   ]);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
+  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { path, rolloutId } = stripRolloutPrefix((req.url ?? '/').split('?')[0]!);
+    const attributes = { 'gymflow.environment': env.name, ...(rolloutId && { 'gymflow.rollout.id': rolloutId }) };
+    return inSpan(`environment ${req.method} ${path}`, { kind: SpanKind.SERVER, parent: contextFromHeaders(req.headers), attributes }, async (span) => {
+      const status = await answer(req, res, path, rolloutId);
+      span.setAttribute('http.response.status_code', status);
+      if (status >= 500) failSpan(span, `HTTP ${status}`);
+    });
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, path: string, rolloutId: string | undefined): Promise<number> {
+    const started = performance.now();
     const carriedId = cookies.read(req.headers.cookie);
     const sessionId = carriedId ?? cookies.newId();
     const log = logger.child({ request_id: randomUUID(), rollout_id: rolloutId, session_id: sessionId, method: req.method, path });
@@ -195,6 +205,7 @@ export async function startEnvironmentServer(opts: EnvironmentServerOptions): Pr
     sendJson(res, reply.status, reply.body);
     const level = reply.status >= 500 ? 'error' : reply.status >= 400 ? 'warn' : 'info';
     log[level]({ status: reply.status, ms: Math.round(performance.now() - started) }, 'environment server call');
+    return reply.status;
   }
 
   const server = createServer((req, res) => void handle(req, res));

@@ -7,6 +7,7 @@ import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GymError } from '../../errors';
 import { startSandboxClock } from '../meter';
+import { failSpan, startSpan } from '../../tracing/spans';
 
 export interface ResourceLimits {
   /** CPU seconds per process (RLIMIT_CPU). */
@@ -194,6 +195,7 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
   const argv = jailArgv({ ...policy, limits }, command, bwrap, prlimit);
   if (user) chownSync(policy.workspace, user.uid, user.gid);
   const clock = startSandboxClock();
+  const span = startSpan('sandbox', { 'gymflow.sandbox.isolation': policy.isolation, 'gymflow.sandbox.deadline_ms': policy.deadlineMs });
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: policy.workspace,
     detached: true,
@@ -230,6 +232,8 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
   const done = new Promise<JailExit>((resolve, reject) => {
     child.on('error', (error) => {
       clearTimeout(timer);
+      failSpan(span, error);
+      span.end();
       reject(new GymError('SETUP_FAILED', `cannot start ${argv[0]}: ${error.message}`));
     });
     child.on('exit', () => {
@@ -244,6 +248,8 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
       clearTimeout(timer);
       void untilGone(firstPid(info)).then(() => {
         clock();
+        span.setAttribute('gymflow.sandbox.timed_out', timedOut);
+        span.end();
         resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) });
       });
     });
