@@ -112,12 +112,16 @@ export function messagesToResponses(request: MessagesRequest): ResponseCreatePar
   if (request.stop_sequences?.length) unsupported('stop_sequences', 'stop sequences are not carried to the backends yet; leave them out');
   if (request.top_k !== undefined) unsupported('top_k', 'top_k is not carried to the backends yet; leave it out');
   const system = request.system === undefined ? undefined : typeof request.system === 'string' ? request.system : request.system.map((b) => b.text).join('\n');
-  const input = request.messages.flatMap((m, i) => turnItems(m.role, m.content as string | Record<string, unknown>[], `messages[${i}]`));
+  // The system prompt leads the input as a system message (not `instructions`), as NeMo Gym's task rows
+  // hold it, so a conversation from a Messages client matches the task it came from.
+  const input: ConversationItem[] = [
+    ...(system ? [{ type: 'message' as const, role: 'system' as const, content: system }] : []),
+    ...request.messages.flatMap((m, i) => turnItems(m.role, m.content as string | Record<string, unknown>[], `messages[${i}]`)),
+  ];
   const tools: FunctionTool[] | undefined = request.tools?.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.input_schema }));
   const choice = request.tool_choice;
   return {
     input,
-    ...(system ? { instructions: system } : {}),
     ...(tools ? { tools } : {}),
     ...(choice ? { tool_choice: choice.type === 'tool' ? { type: 'function', name: choice.name } : TOOL_CHOICE[choice.type] } : {}),
     ...(choice?.disable_parallel_tool_use ? { parallel_tool_calls: false } : {}),

@@ -39,6 +39,7 @@ export interface ServedCall {
   step: number;
   callId: string;
   backend: string;
+  /** Undefined when the call failed before a model was chosen. */
   model: string | undefined;
   route: string;
   startedAt: number;

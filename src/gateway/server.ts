@@ -117,6 +117,8 @@ const CLIENT_CLOSED = 'the caller disconnected before the answer was ready';
 
 const SCOPED_PATH = /^\/r\/([^/]+)(\/v1\/.*)$/;
 const ROLLOUTS_PATH = '/gymflow/rollouts';
+/** The routes whose calls a rollout-scoped URL logs. */
+const MODEL_ROUTES = new Set(['/v1/responses', '/v1/chat/completions', '/v1/messages']);
 
 function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -187,7 +189,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       }),
     },
     [ROLLOUTS_PATH]: {
-      POST: async (call) => ({ body: registerRollout((await call.body()) as RolloutRegistrationInput) }),
+      POST: async (call) => {
+        const { id, baseUrl } = registerRollout((await call.body()) as RolloutRegistrationInput);
+        return { body: { id, base_url: baseUrl } };
+      },
     },
   };
 
@@ -281,7 +286,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       body = fail(e).body;
     }
     const latencyMs = performance.now() - started;
-    if (scope && model !== undefined) {
+    if (scope && MODEL_ROUTES.has(path)) {
       const answered = status < 300;
       const record = servedCallRecord({
         scope,
