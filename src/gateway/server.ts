@@ -251,6 +251,34 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       failure = { error_code: reply.body.error.code, error: reply.body.error.message };
       return reply;
     };
+    /** Writes the call's log line when it came through a rollout-scoped URL: before the caller sees the end of the answer. */
+    const record = async () => {
+      if (!scope || !MODEL_ROUTES.has(path)) return;
+      const answered = status < 300;
+      const line = servedCallRecord({
+        scope,
+        step: scope.calls++,
+        callId,
+        backend: backendKind,
+        model,
+        route: path,
+        startedAt,
+        latencyMs: performance.now() - started,
+        status,
+        stream: streamed,
+        request,
+        ...(answered ? { response: body, tokens } : { error: { code: failure!.error_code, message: failure!.error } }),
+      });
+      try {
+        await callLog(scope.run_dir).append(line);
+      } catch (e) {
+        // An unrecorded call must not pass as a recorded one, so the caller retries it.
+        log.error({ err: e, run_dir: scope.run_dir }, 'gateway: cannot write the model call log');
+        const reply = fail(new GatewayError(500, 'server_error', 'call_log_failed', `the gateway could not record this call in ${scope.run_dir}: ${(e as Error).message}`));
+        return reply;
+      }
+      return undefined;
+    };
     try {
       exchange.admit();
       if (exchange.scopeId !== undefined) {
@@ -271,45 +299,30 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const sink = exchange.openStream({ [CALL_ID_HEADER]: callId, [BACKEND_HEADER]: backendKind });
         streamed = true;
         for (const event of answer.stream.opening()) sink.write(event);
+        let closing: SseEvent[];
         try {
           const final = await answer.result();
-          for (const event of answer.stream.closing(final)) sink.write(event);
+          closing = answer.stream.closing(final);
           body = answer.stream.assembled(final);
         } catch (e) {
           const reply = fail(e);
           body = reply.body;
-          if (!signal.aborted) for (const event of answer.stream.failure(reply.status, reply.body.error)) sink.write(event);
+          closing = signal.aborted ? [] : answer.stream.failure(reply.status, reply.body.error);
         }
+        // The last event waits for the log line, so a caller that saw the answer end knows it is recorded.
+        for (const event of closing.slice(0, -1)) sink.write(event);
+        const unrecorded = await record();
+        for (const event of unrecorded ? answer.stream.failure(unrecorded.status, unrecorded.body.error) : closing.slice(-1)) sink.write(event);
         sink.end();
       }
     } catch (e) {
       body = fail(e).body;
     }
-    const latencyMs = performance.now() - started;
-    if (scope && MODEL_ROUTES.has(path)) {
-      const answered = status < 300;
-      const record = servedCallRecord({
-        scope,
-        step: scope.calls++,
-        callId,
-        backend: backendKind,
-        model,
-        route: path,
-        startedAt,
-        latencyMs,
-        status,
-        stream: streamed,
-        request,
-        ...(answered ? { response: body, tokens } : { error: { code: failure!.error_code, message: failure!.error } }),
-      });
-      try {
-        await callLog(scope.run_dir).append(record);
-      } catch (e) {
-        // An unrecorded call must not pass as a recorded one, so the caller retries it.
-        log.error({ err: e, run_dir: scope.run_dir }, 'gateway: cannot write the model call log');
-        if (!streamed) body = fail(new GatewayError(500, 'server_error', 'call_log_failed', `the gateway could not record this call in ${scope.run_dir}: ${(e as Error).message}`)).body;
-      }
+    if (!streamed) {
+      const unrecorded = await record();
+      if (unrecorded) body = unrecorded.body;
     }
+    const latencyMs = performance.now() - started;
     if (path === '/v1/messages' && status >= 300 && !streamed) body = anthropicError(status, (body as OpenAIErrorBody).error.message);
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     log[level]({ status, model, backend: backendKind, stream: streamed || undefined, ms: Math.round(latencyMs), ...failure }, 'gateway call');
