@@ -82,7 +82,8 @@ interface Registered {
 
 /** Where an answer goes as server-sent events; only HTTP callers can take one. */
 interface EventSink {
-  write(event: SseEvent): void;
+  /** Sends the events in one write: a synthesized stream's deltas are all ready at once. */
+  write(events: readonly SseEvent[]): void;
   end(): void;
 }
 
@@ -298,7 +299,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       else {
         const sink = exchange.openStream({ [CALL_ID_HEADER]: callId, [BACKEND_HEADER]: backendKind });
         streamed = true;
-        for (const event of answer.stream.opening()) sink.write(event);
+        sink.write(answer.stream.opening());
         let closing: SseEvent[];
         try {
           const final = await answer.result();
@@ -310,9 +311,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
           closing = signal.aborted ? [] : answer.stream.failure(reply.status, reply.body.error);
         }
         // The last event waits for the log line, so a caller that saw the answer end knows it is recorded.
-        for (const event of closing.slice(0, -1)) sink.write(event);
+        sink.write(closing.slice(0, -1));
         const unrecorded = await record();
-        for (const event of unrecorded ? answer.stream.failure(unrecorded.status, unrecorded.body.error) : closing.slice(-1)) sink.write(event);
+        sink.write(unrecorded ? answer.stream.failure(unrecorded.status, unrecorded.body.error) : closing.slice(-1));
         sink.end();
       }
     } catch (e) {
@@ -333,7 +334,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
     res.flushHeaders();
     return {
-      write: (event) => void (res.destroyed || res.write(sseText(event))),
+      write: (events) => void (res.destroyed || events.length === 0 || res.write(events.map(sseText).join(''))),
       end: () => void (res.destroyed || res.end()),
     };
   }

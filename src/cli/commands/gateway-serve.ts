@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { readGatewayConfig } from '../../gateway/config';
 import { startGateway } from '../../gateway/server';
 import { intFlag, parseFlags } from '../args';
+import { untilStopped } from '../until-stopped';
 
 const USAGE = `usage: gym gateway serve [--host H] [--port P] [--config gateway.yaml] [--token-file F]
   The token comes from the variable named by token_env (default GYMFLOW_GATEWAY_TOKEN); when it is unset
@@ -31,14 +32,6 @@ export async function gatewayServe(argv: string[], logger: Logger, say: (line: s
     await gateway.close();
     throw e;
   }
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilStopped();
   await gateway.close();
 }
