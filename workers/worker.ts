@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
-import { startGateway, type Gateway } from '../src/gateway/server';
+import { startGateway, type Gateway, type GatewayOptions } from '../src/gateway/server';
 import { installTracing } from '../src/tracing/provider';
 import { workerTracingOptions } from '../src/tracing/temporal';
 import { PACKAGE_ROOT } from '../src/util/paths';
@@ -42,10 +42,12 @@ export async function createGymWorker(opts: {
   taskQueue: string;
   logger: Logger;
   maxConcurrentActivities?: number;
+  /** Where the gateway listens (default a free loopback port) and its token (default a fresh one). */
+  gateway?: Omit<GatewayOptions, 'logger'>;
 }): Promise<GymWorker> {
   // Before the gateway and the worker, so every span they start has somewhere to go.
   const tracing = installTracing('gymflow-worker', opts.logger);
-  const gateway = await startGateway({ logger: opts.logger.child({ component: 'gateway' }) });
+  const gateway = await startGateway({ ...opts.gateway, logger: opts.logger.child({ component: 'gateway' }) });
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

@@ -12,6 +12,7 @@ import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
+import { gatewayServe } from './commands/gateway-serve';
 import { server, setup, worker } from './commands/infra';
 
 type Handler = (argv: string[], logger: ReturnType<typeof createLogger>, say: (line: string) => void) => Promise<void>;
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval cancel': evalCancel,
   'env list': envList,
   'env serve': envServe,
+  'gateway serve': gatewayServe,
   'server': server,
   'worker': worker,
   'setup': setup,
@@ -55,6 +57,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
+  gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
   gym setup                  install the Temporal CLI into the project cache`;

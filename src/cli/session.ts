@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { connectClient, connectWorker, ensureServer, temporalSettingsFromEnv, type TemporalSettings } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/register-search-attributes';
 import { createGymWorker, installRuntime, type GymWorker } from '../../workers/worker';
+import type { GatewayOptions } from '../gateway/server';
 
 export interface Session {
   settings: TemporalSettings;
@@ -40,7 +41,7 @@ export async function openSession(logger: Logger, say: (line: string) => void): 
 }
 
 /** A worker for one task queue: a run's own, or a shared pool's. */
-export async function startWorker(session: Session, logger: Logger, taskQueue: string): Promise<GymWorker> {
+export async function startWorker(session: Session, logger: Logger, taskQueue: string, gateway?: GatewayOptions): Promise<GymWorker> {
   const connection = await connectWorker(session.settings);
-  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue, logger });
+  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue, logger, gateway });
 }

@@ -1,20 +1,28 @@
-// The model gateway: one OpenAI-compatible HTTP server in front of every registered model (mock or
-// upstream). Rollouts, agents and external harnesses all point their base URL here, so each model
-// call is tied to its rollout, logged once, and answered the same way whatever serves it. The
-// worker's own activities can make the same call in-process, skipping the loopback hop.
+// The model gateway: one OpenAI- and Anthropic-compatible HTTP server in front of every registered
+// model (mock or upstream). Rollouts, agents and external harnesses all point their base URL here (a
+// rollout-scoped `/r/<attempt id>/v1` ties each call to its rollout and logs it into the run folder),
+// answered the same way whatever serves it, whole or streamed. The worker's own activities make the
+// same call in-process, skipping the loopback hop. Design: docs/gateway.md.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { contextFromHeaders, failSpan, inSpan, SpanKind, type Context } from '../tracing/spans';
+import type { ResponseObject } from '../schemas/responses';
+import { callLog } from '../store/call-log';
 import { createLogger } from '../util/logger';
+import { anthropicError, MessagesRequest, messagesToResponses, responseToMessage } from './anthropic';
 import type { Backend, CallContext } from './backends/backend';
 import { mockBackend, mockFiles } from './backends/mock';
 import { openaiBackend } from './backends/openai';
+import { servedCallRecord, wireTokens } from './call-record';
+import type { TrainingTokenIds } from './convert';
 import { GatewayError, toHttpError, type OpenAIErrorBody } from './errors';
 import { admitHttp, gatewayToken } from './guard';
 import { readJson, sendJson, validateBody } from './http';
+import { parseRegistration, RolloutTable, type RolloutRegistrationInput, type RolloutScope } from './rollouts';
 import { modelName, parseModelSpec, type ModelSpec, type ModelSpecInput } from './spec';
+import { chatStream, messagesStream, responsesStream, sseText, type SseEvent, type StreamProtocol } from './streams';
 import { ChatCompletionRequest, ResponsesRequest } from './wire';
 
 export const ROLLOUT_ID_HEADER = 'x-gymflow-rollout-id';
@@ -23,7 +31,7 @@ export const BACKEND_HEADER = 'x-gymflow-backend';
 
 /** A call made in-process: what an HTTP request would carry, minus the transport. */
 export interface GatewayCall {
-  /** The route, as over HTTP: `/v1/responses`, `/v1/chat/completions`, `/v1/models`. */
+  /** The route, as over HTTP: `/v1/responses`, `/v1/chat/completions`, `/v1/messages`, `/v1/models`. */
   path: string;
   /** Defaults to POST when there is a body, GET otherwise. */
   method?: 'GET' | 'POST';
@@ -38,6 +46,8 @@ export interface GatewayReply {
   body: unknown;
   callId: string;
   backend: string;
+  /** The answer went out as server-sent events (HTTP only); `body` is then what the client assembled. */
+  streamed: boolean;
 }
 
 export interface Gateway {
@@ -47,9 +57,23 @@ export interface Gateway {
   token: string;
   /** Registers a model and returns the name to call it by; the same spec always gives the same name. */
   register(spec: ModelSpecInput): string;
+  /**
+   * Ties a URL id to a rollout attempt and its run folder: every call through the returned base URL
+   * (`…/r/<id>/v1`) is logged into that folder's model_calls/. Register before starting a harness.
+   */
+  registerRollout(registration: RolloutRegistrationInput): { id: string; baseUrl: string };
+  /** Ends a rollout-scoped URL (its later calls get 404); false when the id was not registered. */
+  unregisterRollout(id: string): boolean;
   /** Answers like an HTTP request to the same route (validation, backend, log line, call id), without HTTP. */
   call(request: GatewayCall): Promise<GatewayReply>;
   close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  host?: string;
+  port?: number;
+  logger?: Logger;
+  token?: string;
 }
 
 interface Registered {
@@ -57,70 +81,134 @@ interface Registered {
   created: number;
 }
 
+/** Where an answer goes as server-sent events; only HTTP callers can take one. */
+interface EventSink {
+  /** Sends the events in one write: a synthesized stream's deltas are all ready at once. */
+  write(events: readonly SseEvent[]): void;
+  end(): void;
+}
+
 /** One request as the routes see it, whichever way it arrived. */
 interface Exchange {
   method: string;
   path: string;
   rolloutId: string | undefined;
+  /** The id of a rollout-scoped URL (`/r/<id>/v1/...`), looked up once the caller is admitted. */
+  scopeId: string | undefined;
   signal: AbortSignal;
   /** The trace the call belongs to: the request's `traceparent` over HTTP, the caller's active span in-process. */
   parent?: Context;
   /** HTTP's checks on who is calling; an in-process caller is the worker itself. */
   admit(): void;
   body(): Promise<unknown>;
+  /** Sends the stream's headers; throws for an in-process caller, which takes answers whole. */
+  openStream(headers: Record<string, string>): EventSink;
 }
 
 interface Call {
   body(): Promise<unknown>;
-  /** Resolves a model name, and records which backend answers for the reply and the log line. */
+  /** Resolves a model name (or the rollout's model), and records which backend answers for the reply and the log line. */
   useModel(name: string): { backend: Backend; ctx: CallContext };
+  /** Token ids the route's wire shape cannot carry, kept for the call log. */
+  capture(tokens: TrainingTokenIds | undefined): void;
 }
 
-type Handler = (call: Call) => Promise<unknown>;
-
-function rejectStreaming(stream: boolean | null | undefined): void {
-  if (stream === true) {
-    throw new GatewayError(400, 'invalid_request_error', 'stream_unsupported', 'stream: streaming is not supported by the gateway yet; send "stream": false', 'stream');
-  }
-}
+/** A whole answer, or a stream that opens at once and closes with the answer `result` resolves to. */
+type Answer = { body: unknown } | { stream: StreamProtocol<any>; result: () => Promise<unknown> };
+type Handler = (call: Call) => Promise<Answer>;
 
 const CLIENT_CLOSED = 'the caller disconnected before the answer was ready';
 
-export async function startGateway(opts: { host?: string; port?: number; logger?: Logger; token?: string } = {}): Promise<Gateway> {
+const SCOPED_PATH = /^\/r\/([^/]+)(\/v1\/.*)$/;
+const ROLLOUTS_PATH = '/gymflow/rollouts';
+/** The routes whose calls a rollout-scoped URL logs. */
+const MODEL_ROUTES = new Set(['/v1/responses', '/v1/chat/completions', '/v1/messages']);
+
+function originOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const host = opts.host ?? '127.0.0.1';
   const logger = opts.logger ?? createLogger('gymflow-gateway');
   const token = gatewayToken(opts.token);
   const models = new Map<string, Registered>();
+  const rollouts = new RolloutTable();
   const files = mockFiles();
+  let origin = '';
 
   function createBackend(spec: ModelSpec): Backend {
     return spec.backend === 'mock' ? mockBackend(spec, files) : openaiBackend(spec);
+  }
+
+  function registerRollout(input: RolloutRegistrationInput): { id: string; baseUrl: string } {
+    const registration = parseRegistration(input);
+    if (registration.model !== undefined && !models.has(registration.model)) {
+      throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `model: "${registration.model}" is not registered with this gateway; registered: ${[...models.keys()].join(', ') || 'none'}`, 'model');
+    }
+    const scope = rollouts.add(registration);
+    return { id: scope.id, baseUrl: `${origin}/r/${scope.id}/v1` };
   }
 
   const routes: Record<string, Record<string, Handler>> = {
     '/v1/responses': {
       POST: async (call) => {
         const body = validateBody(ResponsesRequest, await call.body());
-        rejectStreaming(body.stream);
         const { backend, ctx } = call.useModel(body.model);
-        return backend.responses(body, ctx);
+        const result = () => backend.responses({ ...body, stream: false }, ctx);
+        if (!body.stream) return { body: await result() };
+        return { stream: responsesStream({ model: body.model, request: body }), result };
       },
     },
     '/v1/chat/completions': {
       POST: async (call) => {
-        const body = validateBody(ChatCompletionRequest, await call.body());
-        rejectStreaming(body.stream);
+        const { stream, stream_options: options, ...body } = validateBody(ChatCompletionRequest, await call.body());
         const { backend, ctx } = call.useModel(body.model);
-        return backend.chatCompletions(body, ctx);
+        const result = () => backend.chatCompletions(body, ctx);
+        if (!stream) return { body: await result() };
+        const includeUsage = (options as { include_usage?: unknown } | undefined)?.include_usage === true;
+        return { stream: chatStream({ model: body.model, includeUsage }), result };
+      },
+    },
+    '/v1/messages': {
+      POST: async (call) => {
+        const request = validateBody(MessagesRequest, await call.body());
+        const params = messagesToResponses(request);
+        const { backend, ctx } = call.useModel(request.model);
+        const result = async () => {
+          const response: ResponseObject = await backend.responses({ ...params, model: ctx.model }, ctx);
+          call.capture(wireTokens(response));
+          return responseToMessage(response, request.model);
+        };
+        if (!request.stream) return { body: await result() };
+        return { stream: messagesStream({ model: request.model }), result };
       },
     },
     '/v1/models': {
       GET: async () => ({
-        object: 'list',
-        data: [...models].map(([id, m]) => ({ id, object: 'model', created: m.created, owned_by: `gymflow-${m.backend.kind}` })),
+        body: {
+          object: 'list',
+          data: [...models].map(([id, m]) => ({ id, object: 'model', created: m.created, owned_by: `gymflow-${m.backend.kind}` })),
+        },
       }),
     },
+    [ROLLOUTS_PATH]: {
+      POST: async (call) => {
+        const { id, baseUrl } = registerRollout((await call.body()) as RolloutRegistrationInput);
+        return { body: { id, base_url: baseUrl } };
+      },
+    },
   };
+
+  /** The one route with an id after its path: `DELETE /gymflow/rollouts/<id>`. */
+  function rolloutRoute(path: string, method: string): Handler | undefined {
+    if (!path.startsWith(`${ROLLOUTS_PATH}/`) || method !== 'DELETE') return undefined;
+    const id = decodeURIComponent(path.slice(ROLLOUTS_PATH.length + 1));
+    return async () => {
+      if (!rollouts.remove(id)) throw new GatewayError(404, 'invalid_request_error', 'unknown_rollout', `no rollout attempt "${id}" is registered with this gateway`);
+      return { body: { id, deleted: true } };
+    };
+  }
 
   function serve(exchange: Exchange): Promise<GatewayReply> {
     const kind = exchange.parent ? SpanKind.SERVER : SpanKind.INTERNAL;
@@ -134,52 +222,135 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
   }
 
   async function answer(exchange: Exchange): Promise<GatewayReply> {
+    const startedAt = Date.now();
     const started = performance.now();
     const callId = randomUUID();
-    const { method, path, rolloutId, signal } = exchange;
-    const log = logger.child({ call_id: callId, rollout_id: rolloutId, method, path });
+    const { method, path, signal } = exchange;
+    let rolloutId = exchange.rolloutId;
+    let log = logger.child({ call_id: callId, rollout_id: rolloutId, method, path });
     let model: string | undefined;
     let backendKind = 'gateway';
+    let scope: RolloutScope | undefined;
+    let request: unknown;
+    let tokens: TrainingTokenIds | undefined;
 
     const call: Call = {
-      body: exchange.body,
+      body: async () => (request = await exchange.body()),
       useModel(name) {
-        const registered = models.get(name);
+        // A harness names models its own way (e.g. claude-…): a rollout-scoped call falls back to the rollout's model.
+        const chosen = models.has(name) ? name : scope?.model;
+        const registered = chosen === undefined ? undefined : models.get(chosen);
         if (!registered) {
           throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `model "${name}" is not registered with this gateway; registered: ${[...models.keys()].join(', ') || 'none'}`, 'model');
         }
-        model = name;
+        model = chosen;
         backendKind = registered.backend.kind;
-        return { backend: registered.backend, ctx: { model: name, rolloutId, log, signal } };
+        return { backend: registered.backend, ctx: { model: chosen!, rolloutId, log, signal } };
       },
+      capture: (captured) => void (tokens = captured),
     };
 
     let status = 200;
     let body: unknown;
+    let streamed = false;
     let failure: { error_code: string; error: string } | undefined;
-    try {
-      exchange.admit();
-      const methods = routes[path];
-      if (!methods) throw new GatewayError(404, 'invalid_request_error', 'unknown_route', `no route ${path}; the gateway serves /v1/responses, /v1/chat/completions and /v1/models`);
-      const handler = methods[method];
-      if (!handler) throw new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `${path} accepts ${Object.keys(methods).join(', ')}, not ${method}`);
-      body = await handler(call);
-    } catch (e) {
+    const fail = (e: unknown): { status: number; body: OpenAIErrorBody } => {
       if (signal.aborted) {
         // Nobody is listening any more; 499 (nginx's "client closed request") keeps it out of the 5xx counts.
         status = 499;
         failure = { error_code: 'client_closed', error: CLIENT_CLOSED };
-        body = { error: { message: CLIENT_CLOSED, type: 'invalid_request_error', code: 'client_closed', param: null } } satisfies OpenAIErrorBody;
-      } else {
-        const reply = toHttpError(e);
-        status = reply.status;
-        body = reply.body;
-        failure = { error_code: reply.body.error.code, error: reply.body.error.message };
+        return { status, body: { error: { message: CLIENT_CLOSED, type: 'invalid_request_error', code: 'client_closed', param: null } } };
       }
+      const reply = toHttpError(e);
+      status = reply.status;
+      failure = { error_code: reply.body.error.code, error: reply.body.error.message };
+      return reply;
+    };
+    /** Writes the call's log line when it came through a rollout-scoped URL: before the caller sees the end of the answer. */
+    const record = async () => {
+      if (!scope || !MODEL_ROUTES.has(path)) return;
+      const answered = status < 300;
+      const line = servedCallRecord({
+        scope,
+        step: scope.calls++,
+        callId,
+        backend: backendKind,
+        model,
+        route: path,
+        startedAt,
+        latencyMs: performance.now() - started,
+        status,
+        stream: streamed,
+        request,
+        ...(answered ? { response: body, tokens } : { error: { code: failure!.error_code, message: failure!.error } }),
+      });
+      try {
+        await callLog(scope.run_dir).append(line);
+      } catch (e) {
+        // An unrecorded call must not pass as a recorded one, so the caller retries it.
+        log.error({ err: e, run_dir: scope.run_dir }, 'gateway: cannot write the model call log');
+        const reply = fail(new GatewayError(500, 'server_error', 'call_log_failed', `the gateway could not record this call in ${scope.run_dir}: ${(e as Error).message}`));
+        return reply;
+      }
+      return undefined;
+    };
+    try {
+      exchange.admit();
+      if (exchange.scopeId !== undefined) {
+        scope = rollouts.get(exchange.scopeId);
+        if (!scope) {
+          throw new GatewayError(404, 'invalid_request_error', 'unknown_rollout', `no rollout attempt "${exchange.scopeId}" is registered with this gateway; register it before pointing a client at its URL (docs/gateway.md)`);
+        }
+        rolloutId = scope.rollout_id;
+        log = log.child({ rollout_id: rolloutId, attempt: scope.attempt });
+      }
+      const methods = routes[path];
+      const handler = methods?.[method] ?? rolloutRoute(path, method);
+      if (!handler && !methods) throw new GatewayError(404, 'invalid_request_error', 'unknown_route', `no route ${path}; the gateway serves /v1/responses, /v1/chat/completions, /v1/messages and /v1/models`);
+      if (!handler) throw new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `${path} accepts ${Object.keys(methods!).join(', ')}, not ${method}`);
+      const answer = await handler(call);
+      if ('body' in answer) body = answer.body;
+      else {
+        const sink = exchange.openStream({ [CALL_ID_HEADER]: callId, [BACKEND_HEADER]: backendKind });
+        streamed = true;
+        sink.write(answer.stream.opening());
+        let closing: SseEvent[];
+        try {
+          const final = await answer.result();
+          closing = answer.stream.closing(final);
+          body = answer.stream.assembled(final);
+        } catch (e) {
+          const reply = fail(e);
+          body = reply.body;
+          closing = signal.aborted ? [] : answer.stream.failure(reply.status, reply.body.error);
+        }
+        // The last event waits for the log line, so a caller that saw the answer end knows it is recorded.
+        sink.write(closing.slice(0, -1));
+        const unrecorded = await record();
+        sink.write(unrecorded ? answer.stream.failure(unrecorded.status, unrecorded.body.error) : closing.slice(-1));
+        sink.end();
+      }
+    } catch (e) {
+      body = fail(e).body;
     }
+    if (!streamed) {
+      const unrecorded = await record();
+      if (unrecorded) body = unrecorded.body;
+    }
+    const latencyMs = performance.now() - started;
+    if (path === '/v1/messages' && status >= 300 && !streamed) body = anthropicError(status, (body as OpenAIErrorBody).error.message);
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-    log[level]({ status, model, backend: backendKind, ms: Math.round(performance.now() - started), ...failure }, 'gateway call');
-    return { status, body, callId, backend: backendKind };
+    log[level]({ status, model, backend: backendKind, stream: streamed || undefined, ms: Math.round(latencyMs), ...failure }, 'gateway call');
+    return { status, body, callId, backend: backendKind, streamed };
+  }
+
+  function eventSink(res: ServerResponse, headers: Record<string, string>): EventSink {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+    res.flushHeaders();
+    return {
+      write: (events) => void (res.destroyed || events.length === 0 || res.write(events.map(sseText).join(''))),
+      end: () => void (res.destroyed || res.end()),
+    };
   }
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -188,16 +359,21 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
+    const rawPath = (req.url ?? '/').split('?')[0]!;
+    const scoped = SCOPED_PATH.exec(rawPath);
     const reply = await serve({
       method: req.method ?? '',
-      path: (req.url ?? '/').split('?')[0]!,
-      rolloutId: typeof rolloutHeader === 'string' && rolloutHeader ? rolloutHeader : undefined,
+      path: scoped ? scoped[2]! : rawPath,
+      // A scoped URL names its rollout; the header is for unscoped callers.
+      rolloutId: !scoped && typeof rolloutHeader === 'string' && rolloutHeader ? rolloutHeader : undefined,
+      scopeId: scoped ? decodeURIComponent(scoped[1]!) : undefined,
       signal: abort.signal,
       parent: contextFromHeaders(req.headers),
       admit: () => admitHttp(req.headers, token),
       body: () => readJson(req),
+      openStream: (headers) => eventSink(res, headers),
     });
-    if (res.destroyed || res.writableEnded) return;
+    if (reply.streamed || res.destroyed || res.writableEnded) return;
     res.setHeader(CALL_ID_HEADER, reply.callId);
     res.setHeader(BACKEND_HEADER, reply.backend);
     sendJson(res, reply.status, reply.body);
@@ -212,7 +388,8 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
     });
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`;
+  origin = originOf(host, port);
+  const url = `${origin}/v1`;
   logger.info({ url }, 'gateway listening');
 
   return {
@@ -224,14 +401,20 @@ export async function startGateway(opts: { host?: string; port?: number; logger?
       if (!models.has(name)) models.set(name, { backend: createBackend(spec), created: Math.floor(Date.now() / 1000) });
       return name;
     },
+    registerRollout,
+    unregisterRollout: (id) => rollouts.remove(id),
     call: (request) =>
       serve({
         method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
         path: request.path,
         rolloutId: request.rolloutId || undefined,
+        scopeId: undefined,
         signal: request.signal ?? new AbortController().signal,
         admit: () => {},
         body: async () => request.body,
+        openStream: () => {
+          throw new GatewayError(400, 'invalid_request_error', 'stream_unsupported', 'stream: in-process calls are answered whole; send "stream": false', 'stream');
+        },
       }),
     close: async () => {
       await new Promise<void>((resolve, reject) => {

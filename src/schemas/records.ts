@@ -82,5 +82,22 @@ export const ModelCallRecord = z.looseObject({
   request: z.unknown(),
   /** The Responses object of an answered call; absent when the call failed. */
   response: z.unknown().optional(),
+  // Kept by the gateway for calls made through a rollout-scoped URL (docs/gateway.md); optional, so
+  // older logs and the in-process policy calls still parse.
+  /** `policy` (the default when absent) or `judge`. */
+  role: z.enum(['policy', 'judge']).optional(),
+  /** The route called: `/v1/responses`, `/v1/chat/completions` or `/v1/messages`; `response` is in its wire shape. */
+  route: z.string().optional(),
+  /** The id in the rollout-scoped URL the call came through. */
+  rollout_attempt_id: z.string().optional(),
+  /** sha256 of the canonical JSON of the whole request body, which `request` summarizes. */
+  request_digest: z.string().optional(),
+  stream: z.boolean().optional(),
+  /** Usage as the route's wire shape reports it (also inside `response`). */
+  usage: z.record(z.string(), z.unknown()).nullish(),
+  /** The generation's token ids and log-probs, whatever the route's wire shape (Anthropic's has no place for them). */
+  tokens: z
+    .object({ prompt_token_ids: z.array(z.number().int()), generation_token_ids: z.array(z.number().int()), generation_log_probs: z.array(z.number()) })
+    .optional(),
 });
 export type ModelCallRecord = z.infer<typeof ModelCallRecord>;

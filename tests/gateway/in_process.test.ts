@@ -62,7 +62,6 @@ describe('gateway.call', () => {
     const cases = [
       { path: '/v1/responses', body: { model, input: [{ role: 'user', content: 'hi' }, { role: 'robot', content: 'x' }] } },
       { path: '/v1/responses', body: { model: 'nope', input: 'hi' } },
-      { path: '/v1/responses', body: { model, input: 'hi', stream: true } },
       { path: '/v1/embeddings', body: {} },
     ];
     for (const c of cases) {

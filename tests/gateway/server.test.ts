@@ -97,16 +97,6 @@ describe('errors', () => {
     expect(res.headers.get('x-gymflow-backend')).toBe('gateway');
   });
 
-  it('refuses streaming on both create routes with a clear 400', async () => {
-    const responses = await postJson(g.gateway, '/responses', { model, input: 'hi', stream: true });
-    const chat = await postJson(g.gateway, '/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }], stream: true });
-    for (const res of [responses, chat]) {
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'stream_unsupported', param: 'stream' });
-      expect(res.body.error.message).toMatch(/stream/);
-    }
-  });
-
   it('answers unknown routes with 404 and wrong methods with 405', async () => {
     const missing = await fetch(`${g.gateway.url}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeader(g.gateway) }, body: '{}' });
     expect(missing.status).toBe(404);

@@ -6,6 +6,7 @@ import { getEnvironment } from '../../environments/registry';
 import { startEnvironmentServer } from '../../environments/server';
 import { installTracing, tracingSettingsFromEnv } from '../../tracing/provider';
 import { intFlag, parseFlags, requireFlag } from '../args';
+import { untilStopped } from '../until-stopped';
 
 const USAGE = 'usage: gym env serve --env <name> [--host 127.0.0.1] [--port 0]   (port 0 picks a free one)';
 
@@ -19,14 +20,6 @@ export async function envServe(argv: string[], logger: Logger, say: (line: strin
   installTracing('gymflow-env-server', logger, { ...tracingSettingsFromEnv(), files: false });
   const server = await startEnvironmentServer({ env, host: values.host ?? '127.0.0.1', port, logger });
   say(`environment ${env.name} served at ${server.url}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await untilStopped();
   await server.close();
 }

@@ -45,15 +45,21 @@ export async function server(argv: string[], _logger: Logger, say: (line: string
 export async function worker(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const [sub, ...rest] = argv;
   const usage = `usage: gym worker start --run <run folder>     work on one run (its own task queue)
-       gym worker start --task-queue <name>   a shared pool, for runs started with --task-queue <name>`;
-  const { values } = parseFlags(rest, { run: { type: 'string' }, 'task-queue': { type: 'string' } }, usage);
+       gym worker start --task-queue <name>   a shared pool, for runs started with --task-queue <name>
+  [--gateway-host H] [--gateway-port P]   where the worker's model gateway listens (default a free loopback port);
+                                          its token is GYMFLOW_GATEWAY_TOKEN when set`;
+  const { values } = parseFlags(rest, { run: { type: 'string' }, 'task-queue': { type: 'string' }, 'gateway-host': { type: 'string' }, 'gateway-port': { type: 'string' } }, usage);
   if (values.help || sub !== 'start') {
     if (sub && sub !== 'start') throw new GymError('BAD_FLAG', `unknown worker command "${sub}"\n\n${usage}`);
     return say(usage);
   }
   const taskQueue = await workerTaskQueue(values.run as string | undefined, values['task-queue'] as string | undefined, usage);
   const session = await openSession(logger, say);
-  const w = await startWorker(session, logger, taskQueue);
+  const w = await startWorker(session, logger, taskQueue, {
+    host: values['gateway-host'] as string | undefined,
+    port: intFlag(values, 'gateway-port', { min: 0, max: 65535 }),
+    token: process.env.GYMFLOW_GATEWAY_TOKEN || undefined,
+  });
   const stop = () => w.worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

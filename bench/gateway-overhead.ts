@@ -1,0 +1,150 @@
+// The model gateway's overhead: the same chat completion sent straight to an upstream model and through
+// `gym gateway serve` (openai backend), plain, rollout-scoped (each call logged into a run folder) and streamed.
+//   node --import tsx bench/gateway-overhead.ts [--requests 2000] [--concurrency 32] [--repeats 3]
+// The upstream is bench/mock-openai-server.ts (zero latency) and the gateway a real `gym` process, each a child
+// process; this one only sends. Latency is one request at a time (p50/p99); throughput is --concurrency at once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Agent, request } from 'undici';
+import { measure, printResults, type CaseResult } from './lib/cases';
+import { parseFlags, runMain } from './lib/flags';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const KEY_ENV = 'GYMFLOW_BENCH_UPSTREAM_KEY';
+const TOKEN = `bench-${'x'.repeat(40)}`;
+
+/** Starts a child and resolves with its stdout up to the first line matching `ready`. */
+async function child(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ proc: ChildProcess; output: string }> {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  for await (const line of createInterface({ input: proc.stdout! })) {
+    output += `${line}\n`;
+    if (ready.test(line)) return { proc, output };
+  }
+  throw new Error(`${args.join(' ')} exited before it was ready`);
+}
+
+async function stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  proc.kill('SIGTERM');
+  await once(proc, 'exit');
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface Target {
+  url: string;
+  model: string;
+  key: string;
+  stream: boolean;
+}
+
+const dispatcher = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 60_000 });
+
+async function send(t: Target, i: number): Promise<void> {
+  const body = JSON.stringify({
+    model: t.model,
+    messages: [{ role: 'user', content: `Question ${i}: which letter?\nA: one\nB: two\nC: three` }],
+    ...(t.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+  const res = await request(`${t.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.key}` },
+    body,
+    dispatcher,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${t.url} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+  if (t.stream && !text.includes('[DONE]')) throw new Error('the stream ended without [DONE]');
+}
+
+async function latencies(t: Target, n: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    await send(t, i);
+    ms.push(performance.now() - started);
+  }
+  return ms.sort((a, b) => a - b);
+}
+
+async function throughput(t: Target, n: number, concurrency: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await send(t, next++);
+    }),
+  );
+  return n / ((performance.now() - started) / 1000);
+}
+
+runMain(async () => {
+  const flags = parseFlags('node --import tsx bench/gateway-overhead.ts [flags]', {
+    requests: { kind: 'int', default: 2000, help: 'requests per latency and per throughput measurement', min: 10 },
+    concurrency: { kind: 'int', default: 32, help: 'requests in flight in the throughput measurement', min: 1 },
+    repeats: { kind: 'int', default: 3, help: 'repeats of each case', min: 1 },
+  });
+  const runDir = await mkdtemp(path.join(os.tmpdir(), 'gymflow-bench-gateway-'));
+  const upstream = await child(['--import', 'tsx', 'bench/mock-openai-server.ts', '--port', '0'], /"url"/);
+  const upstreamUrl = (JSON.parse(upstream.output) as { url: string }).url;
+  const config = path.join(runDir, 'gateway.yaml');
+  await writeFile(config, `models:\n  - backend: openai\n    model: mock-model\n    base_url: ${upstreamUrl}\n    api_key_env: ${KEY_ENV}\n`);
+  const gateway = await child(['bin/gym.mjs', 'gateway', 'serve', '--config', config], /model openai-/, { GYMFLOW_GATEWAY_TOKEN: TOKEN, [KEY_ENV]: 'sk-bench' });
+  try {
+    const gatewayModel = /model (\S+)/.exec(gateway.output)![1]!;
+    const origin = /gateway at (\S+)\/v1/.exec(gateway.output)![1]!;
+    const registered = await request(`${origin}/gymflow/rollouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ rollout_id: 'bench-0', run_dir: runDir, model: gatewayModel }),
+      dispatcher,
+    });
+    const scoped = ((await registered.body.json()) as { base_url: string }).base_url;
+
+    const targets: Record<string, Target> = {
+      direct: { url: upstreamUrl, model: 'mock-model', key: 'sk-bench', stream: false },
+      gateway: { url: `${origin}/v1`, model: gatewayModel, key: TOKEN, stream: false },
+      'gateway, rollout-scoped (logged)': { url: scoped, model: gatewayModel, key: TOKEN, stream: false },
+      'gateway, rollout-scoped, streamed': { url: scoped, model: gatewayModel, key: TOKEN, stream: true },
+    };
+    const cases: CaseResult[] = [];
+    for (const [name, target] of Object.entries(targets)) {
+      await latencies(target, 200); // warm-up: connections, JIT
+      cases.push(
+        await measure(
+          name,
+          async () => {
+            const ms = await latencies(target, flags.requests);
+            const rps = await throughput(target, flags.requests, flags.concurrency);
+            return { units: flags.requests, p50_ms: percentile(ms, 50), p99_ms: percentile(ms, 99), requests_per_second: rps };
+          },
+          { unit: 'requests', params: { requests: flags.requests, concurrency: flags.concurrency, stream: target.stream }, repeats: flags.repeats },
+        ),
+      );
+    }
+    const direct = cases[0]!.median;
+    const overhead = Object.fromEntries(
+      cases.slice(1).map((c) => [
+        c.case,
+        {
+          added_p50_ms: Math.round((c.median.p50_ms! - direct.p50_ms!) * 1000) / 1000,
+          added_p99_ms: Math.round((c.median.p99_ms! - direct.p99_ms!) * 1000) / 1000,
+          throughput_vs_direct: Math.round((c.median.requests_per_second! / direct.requests_per_second!) * 1000) / 1000,
+        },
+      ]),
+    );
+    printResults('gateway-overhead', cases, { overhead });
+  } finally {
+    await dispatcher.close();
+    await stop(gateway.proc);
+    await stop(upstream.proc);
+    await rm(runDir, { recursive: true, force: true });
+  }
+});
