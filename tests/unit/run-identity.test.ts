@@ -32,10 +32,11 @@ describe('run ids', () => {
   });
 });
 
-describe('run identity', () => {
-  const base = RunConfig.parse({
+/** A run of two repeats on an OpenAI-compatible endpoint. */
+const configIn = (runDir: string) =>
+  RunConfig.parse({
     runId: 'r',
-    runDir: '/data/runs/r',
+    runDir,
     env: { name: 'mcqa' },
     inputFile: '/data/tasks.jsonl',
     model: parseModelSpec({ backend: 'openai', model: 'gpt-4.1', base_url: 'http://a.example/v1' }),
@@ -45,6 +46,9 @@ describe('run identity', () => {
     taskQueue: 'q',
     retry: DEFAULT_RETRY,
   });
+
+describe('run identity', () => {
+  const base = configIn('/data/runs/r');
   const openai = (over: Record<string, unknown>) => ({ ...base, model: parseModelSpec({ backend: 'openai', model: 'gpt-4.1', base_url: 'http://a.example/v1', ...over } as never) });
 
   it('ignores concurrency, shards, task queue, retries and the model endpoint', () => {
@@ -84,18 +88,7 @@ describe('run identity', () => {
 describe('a run prepared again in its folder', () => {
   it('re-attaches with a new endpoint and retries, and refuses another model', async () => {
     const runDir = await mkdtemp(path.join(os.tmpdir(), 'gymflow-identity-'));
-    const config = RunConfig.parse({
-      runId: 'r',
-      runDir,
-      env: { name: 'mcqa' },
-      inputFile: '/data/tasks.jsonl',
-      model: parseModelSpec({ backend: 'openai', model: 'gpt-4.1', base_url: 'http://a.example/v1' }),
-      numRepeats: 1,
-      concurrency: 8,
-      shards: 1,
-      taskQueue: 'q',
-      retry: DEFAULT_RETRY,
-    });
+    const config = configIn(runDir);
     expect((await prepareRun(config, 'h')).resumed).toBe(false);
     const moved = { ...config, model: parseModelSpec({ backend: 'openai', model: 'gpt-4.1', base_url: 'http://b.example/v1' }), retry: { ...DEFAULT_RETRY, maximumAttempts: 7 } };
     const again = await prepareRun(moved, 'h');
