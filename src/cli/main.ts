@@ -9,6 +9,7 @@ import { evalCompare, evalReport } from './commands/eval-report';
 import { evalExport } from './commands/eval-export';
 import { evalTrace } from './commands/eval-trace';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
+import { evalHistory, evalReplay, evalShow } from './commands/eval-audit';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
@@ -22,6 +23,9 @@ const COMMANDS: Record<string, Handler> = {
   'eval status': evalStatus,
   'eval list': evalList,
   'eval resume': evalResume,
+  'eval history': evalHistory,
+  'eval replay': evalReplay,
+  'eval show': evalShow,
   'eval reverify': evalReverify,
   'eval health-check': evalHealthCheck,
   'eval gate': evalGate,
@@ -45,8 +49,11 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
 
   gym eval run --env <name> --model <mock|openai> --input <jsonl> --output <dir>   run an eval (see --help)
   gym eval status <run>      progress or metrics of a run (folder or id)
-  gym eval list              runs known to the Temporal server
-  gym eval resume <run>      re-attach to a running or interrupted run
+  gym eval list [--env E] [--agent A] [--model M] [--status S]   runs known to the Temporal server
+  gym eval resume <run> [--force]   re-attach to a running or interrupted run (same identity unless --force)
+  gym eval history <run>     export the run's workflow histories and a per-rollout summary into its folder
+  gym eval replay <run>      replay those histories against this workflow code; non-zero on non-determinism
+  gym eval show <run> --rollout <id>   one rollout's steps, model calls, retries and reward
   gym eval reverify <rollouts.jsonl> --env <name> [--tasks <jsonl>]   recompute rewards without the policy model
   gym eval health-check <run>   rollout verdicts and quality summary from a run's files
   gym eval gate <run> --max-failed-fraction F --max-unhealthy-fraction H   exit non-zero when a run is not fit to use

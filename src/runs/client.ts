@@ -11,7 +11,7 @@ import { loadTasks } from '../tasks/load';
 import { AGENT_NAME, ENV_NAME, MODEL_NAME, RUN_ID, RUN_STATUS } from '../temporal/search-attributes';
 import { runStateQuery, runWorkflowId, shardProgressQuery, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
 import type { evalRunWorkflow } from '../../workflows/run';
-import { Manifest, buildManifest, type RunConfig } from './manifest';
+import { Manifest, buildManifest, identityDifferences, identityMatches, runIdentity, type RunConfig } from './manifest';
 import { clearOutdatedReports } from './output-dir';
 
 export interface PreparedRun {
@@ -31,7 +31,7 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
   const fresh = buildManifest(config, runWorkflowId(config.runId), datasetHash);
   const existing = await readManifest(config.runDir);
   if (existing) {
-    if (existing.identity !== fresh.identity) {
+    if (!identityMatches(existing.identity, config, datasetHash)) {
       throw new GymError(
         'CONFLICT',
         `${config.runDir} holds run "${existing.run_id}" with a different configuration or dataset (identity ${existing.identity}, now ${fresh.identity}); ` +
@@ -41,8 +41,9 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
     if (existing.workflow_id !== fresh.workflow_id) {
       throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
     }
-    // Concurrency, transport and exporters may change on resume; the identity may not.
-    const manifest = { ...existing, config: { ...existing.config, concurrency: config.concurrency, shards: config.shards, taskQueue: config.taskQueue, exporters: config.exporters } };
+    // Concurrency, transport, retries, endpoints and exporters may change on resume; the identity may not.
+    const { concurrency, shards, taskQueue, retry, model, judgeModel, exporters } = config;
+    const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, retry, model, judgeModel, exporters } };
     await store.writeJson(store.manifestPath, manifest);
     return { manifest, resumed: true };
   }
@@ -87,10 +88,54 @@ export async function startRun(client: Client, manifest: Manifest): Promise<Work
     memo: { runDir: config.runDir, identity: manifest.identity },
   });
   const memo = (await handle.describe()).memo as { runDir?: string; identity?: string } | undefined;
-  if (memo?.runDir !== undefined && (path.resolve(memo.runDir) !== path.resolve(config.runDir) || memo.identity !== manifest.identity)) {
+  if (memo?.runDir !== undefined && path.resolve(memo.runDir) !== path.resolve(config.runDir)) {
     throw new GymError('CONFLICT', `workflow ${manifest.workflow_id} is already running for ${memo.runDir}, not ${config.runDir}; choose another --run-id`);
   }
+  if (memo?.identity !== undefined && memo.identity !== manifest.identity) {
+    throw new GymError('CONFLICT', `workflow ${manifest.workflow_id} is running with identity ${memo.identity}, not ${manifest.identity}; a running workflow keeps its input: cancel it (\`gym eval cancel\`) before resuming with another configuration`);
+  }
   return handle;
+}
+
+/** The identity Temporal's latest execution of the run was started with, if any is known. */
+async function workflowIdentity(client: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    return ((await client.workflow.getHandle(workflowId).describe()).memo as { identity?: string } | undefined)?.identity;
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Checks that resuming continues the same run (see identityDifferences). Refuses with every reason,
+ * unless `force`: then the manifest takes the configuration's identity and the dataset's hash now,
+ * keeping the replaced ones, and the run continues under them.
+ */
+export async function checkResumeIdentity(client: Client, manifest: Manifest, opts: { force?: boolean } = {}): Promise<{ manifest: Manifest; differences: string[] }> {
+  let datasetHash: string | undefined;
+  let datasetError: string | undefined;
+  try {
+    datasetHash = await validateRunInput(manifest.config);
+  } catch (e) {
+    if (!(e instanceof GymError)) throw e;
+    datasetError = e.message;
+  }
+  const differences = identityDifferences(manifest, { datasetHash, datasetError, workflowIdentity: await workflowIdentity(client, manifest.workflow_id) });
+  if (!differences.length) return { manifest, differences };
+  if (!opts.force) {
+    throw new GymError('CONFLICT', `${manifest.config.runDir} would not resume the same run; pass --force to resume it anyway under the new identity`, differences);
+  }
+  const dataset = datasetHash ?? manifest.dataset_hash;
+  const forced: Manifest = {
+    ...manifest,
+    identity: runIdentity(manifest.config, dataset),
+    dataset_hash: dataset,
+    replaced_identities: [...(manifest.replaced_identities ?? []), { identity: manifest.identity, dataset_hash: manifest.dataset_hash, replaced_at: new Date().toISOString(), reasons: differences }],
+  };
+  const store = new RunStore(manifest.config.runDir);
+  await store.writeJson(store.manifestPath, forced);
+  return { manifest: forced, differences };
 }
 
 /** The status of a run's latest workflow execution, or undefined when Temporal has none. */

@@ -45,14 +45,59 @@ export const Manifest = z.object({
   dataset_hash: z.string(),
   config: RunConfig,
   versions: z.object({ gymflow: z.string(), node: z.string(), git_revision: z.string().nullable() }),
+  /** Identities this run had before `gym eval resume --force` replaced them, oldest first. */
+  replaced_identities: z.array(z.object({ identity: z.string(), dataset_hash: z.string(), replaced_at: z.string(), reasons: z.array(z.string()) })).optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 
-/** What must match for a resume: the environment, the model, the agent settings and the data. */
+/** Where a model is served and how it is reached: may change between a run and its resume. */
+function withoutEndpoint(spec: ModelSpec | undefined): unknown {
+  if (spec?.backend !== 'openai') return spec ?? null;
+  const { base_url: _url, api_key_env: _key, timeouts: _timeouts, ...rest } = spec;
+  return rest;
+}
+
+const hash16 = (material: unknown) => createHash('sha256').update(JSON.stringify(material)).digest('hex').slice(0, 16);
+
+/**
+ * What must match for a resume: the environment, the model (not its endpoint), the agent settings and
+ * the data. Concurrency, shards, task queue, retries and endpoints may change.
+ */
 export function runIdentity(config: RunConfig, datasetHash: string): string {
   const { env, model, judgeModel, numRepeats, limit, maxSteps } = config;
-  const material = JSON.stringify({ env, model, judgeModel: judgeModel ?? null, numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
-  return createHash('sha256').update(material).digest('hex').slice(0, 16);
+  return hash16({ env, model: withoutEndpoint(model), judgeModel: withoutEndpoint(judgeModel), numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
+}
+
+/** The identity as manifests written before endpoints were excluded hold it (the whole model spec). */
+function endpointBoundIdentity(config: RunConfig, datasetHash: string): string {
+  const { env, model, judgeModel, numRepeats, limit, maxSteps } = config;
+  return hash16({ env, model, judgeModel: judgeModel ?? null, numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
+}
+
+/** Whether a stored identity is this configuration's, in either way it has been computed. */
+export function identityMatches(stored: string, config: RunConfig, datasetHash: string): boolean {
+  return stored === runIdentity(config, datasetHash) || stored === endpointBoundIdentity(config, datasetHash);
+}
+
+/**
+ * Why resuming `manifest` would not continue the same run: its recorded configuration no longer hashes
+ * to its identity (the file was edited), its dataset changed, or Temporal's run of that id has another
+ * identity. Empty when it is the same run.
+ */
+export function identityDifferences(manifest: Manifest, now: { datasetHash?: string; datasetError?: string; workflowIdentity?: string }): string[] {
+  const out: string[] = [];
+  const { config } = manifest;
+  if (!identityMatches(manifest.identity, config, manifest.dataset_hash)) {
+    out.push(`the configuration in manifest.json (environment, model, agent settings) is not the one the run started with: it hashes to ${runIdentity(config, manifest.dataset_hash)}, the run's identity is ${manifest.identity}`);
+  }
+  if (now.datasetError) out.push(`the dataset cannot be checked: ${now.datasetError}`);
+  else if (now.datasetHash !== undefined && now.datasetHash !== manifest.dataset_hash) {
+    out.push(`the dataset ${config.inputFile} changed since the run started (sha256 ${manifest.dataset_hash.slice(0, 12)}…, now ${now.datasetHash.slice(0, 12)}…)`);
+  }
+  if (now.workflowIdentity !== undefined && now.workflowIdentity !== manifest.identity) {
+    out.push(`Temporal's workflow ${manifest.workflow_id} ran with identity ${now.workflowIdentity}, this folder's manifest says ${manifest.identity}`);
+  }
+  return out;
 }
 
 function gitRevision(): string | null {

@@ -4,22 +4,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { fetchRunHistories } from '../../src/audit/history-files';
 
 const SEPARATOR = '--';
 const SLASH = '~';
 
 export const HISTORIES_DIR = path.resolve(import.meta.dirname, '../fixtures/histories');
 
-/** Every execution of a run — its continue-as-new chain and its rollout children — as JSON text. */
-export async function captureRunHistories(client: Client, runWorkflowId: string): Promise<{ workflowId: string; json: string }[]> {
-  const out: { workflowId: string; json: string }[] = [];
-  const query = `WorkflowId = "${runWorkflowId}" OR WorkflowId STARTS_WITH "${runWorkflowId}/"`;
-  for await (const wf of client.workflow.list({ query })) {
-    const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    out.push({ workflowId: wf.workflowId, json: historyToJSON(history) });
-  }
-  return out;
+/** Every execution of a run — its continue-as-new chain and its shards — as JSON text (as `gym eval history` exports them). */
+export function captureRunHistories(client: Client, runWorkflowId: string): Promise<{ workflowId: string; json: string }[]> {
+  return fetchRunHistories(client, runWorkflowId);
 }
 
 export async function saveHistories(histories: { workflowId: string; json: string }[], prefix: string): Promise<string[]> {

@@ -1,12 +1,12 @@
 // `gym eval status|list|resume`: look at runs, and re-attach to one that is running or interrupted.
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { GymError } from '../../errors';
 import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
-import { queryProgress, readManifest, resolveRun, startRun } from '../../runs/client';
-import { RUN_ID, ENV_NAME, MODEL_NAME } from '../../temporal/search-attributes';
+import { checkResumeIdentity, queryProgress, readManifest, resolveRun, startRun } from '../../runs/client';
+import { listRuns, parseRunStatus, RUN_STATUSES } from '../../runs/list';
 import { intFlag, parseFlags } from '../args';
 import { formatProgress } from '../progress';
 import { coverageShortfall, MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
@@ -17,8 +17,13 @@ import { followRun, showIfComplete } from './follow';
 import { MAX_CONCURRENCY, setConcurrencyUpdate } from '../../../workflows/definitions';
 
 const STATUS_USAGE = 'usage: gym eval status <run folder or run id> [--json]';
-const LIST_USAGE = 'usage: gym eval list [--limit N] [--json]';
-const RESUME_USAGE = `usage: gym eval resume <run folder> [--concurrency C] [--no-worker] [--min-coverage P] [--reconnect-timeout S]
+const LIST_USAGE = `usage: gym eval list [--env NAME] [--agent NAME] [--model NAME] [--status S] [--limit N] [--json]
+
+  --env     an environment's name (any settings) or its full label
+  --model   a model label (mock:<env>, openai:<model>) or the name after the backend
+  --status  ${RUN_STATUSES.join(', ')}`;
+const RESUME_USAGE = `usage: gym eval resume <run folder> [--concurrency C] [--force] [--no-worker] [--min-coverage P] [--reconnect-timeout S]
+  --force  resume even when the configuration or the dataset is no longer the run's (see docs/audit.md)
 ${MIN_COVERAGE_USAGE}
 ${RECONNECT_USAGE}`;
 
@@ -66,37 +71,27 @@ export async function evalStatus(argv: string[], logger: Logger, say: (line: str
 }
 
 export async function evalList(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
-  const { values } = parseFlags(argv, { json: { type: 'boolean' }, limit: { type: 'string' } }, LIST_USAGE);
+  const { values } = parseFlags(
+    argv,
+    { json: { type: 'boolean' }, limit: { type: 'string' }, env: { type: 'string' }, agent: { type: 'string' }, model: { type: 'string' }, status: { type: 'string' } },
+    LIST_USAGE,
+  );
   if (values.help) return say(LIST_USAGE);
   const limit = intFlag(values, 'limit', { min: 1, fallback: 50 })!;
+  const filter = { env: values.env, agent: values.agent, model: values.model, status: values.status === undefined ? undefined : parseRunStatus(values.status) };
   const session = await openSession(logger, say);
   try {
-    const rows: { run: string; status: string; env: string; model: string; started: string; folder: string }[] = [];
-    // A run continued-as-new or resumed has several executions; the newest (listed first) speaks for it.
-    const seen = new Set<string>();
-    for await (const wf of session.client.workflow.list({ query: 'WorkflowType = "evalRunWorkflow"' })) {
-      if (seen.has(wf.workflowId)) continue;
-      seen.add(wf.workflowId);
-      rows.push({
-        run: String(wf.typedSearchAttributes.get(RUN_ID) ?? wf.workflowId),
-        status: wf.status.name.toLowerCase(),
-        env: String(wf.typedSearchAttributes.get(ENV_NAME) ?? ''),
-        model: String(wf.typedSearchAttributes.get(MODEL_NAME) ?? ''),
-        started: wf.startTime.toISOString(),
-        folder: String(wf.memo?.runDir ?? ''),
-      });
-      if (rows.length >= limit) break;
-    }
+    const rows = await listRuns(session.client, filter, limit);
     if (values.json) return say(JSON.stringify(rows, null, 2));
-    if (!rows.length) return say('no runs yet');
-    for (const r of rows) say(`${r.run.padEnd(28)} ${r.status.padEnd(11)} ${r.env.padEnd(26)} ${r.model.padEnd(24)} ${r.started}  ${r.folder}`);
+    if (!rows.length) return say(Object.values(filter).some((v) => v !== undefined) ? 'no runs match' : 'no runs yet');
+    for (const r of rows) say(`${r.run.padEnd(28)} ${r.status.padEnd(11)} ${r.env.padEnd(26)} ${r.agent.padEnd(16)} ${r.model.padEnd(24)} ${r.started}  ${r.folder}`);
   } finally {
     await session.close();
   }
 }
 
 /** The folder `gym eval resume` was given, refused clearly when it is missing or a file. */
-function runFolder(ref: string): string {
+export function runFolder(ref: string): string {
   let stats;
   try {
     stats = statSync(ref);
@@ -110,7 +105,7 @@ function runFolder(ref: string): string {
 export async function evalResume(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(
     argv,
-    { concurrency: { type: 'string' }, 'no-worker': { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'reconnect-timeout': { type: 'string' } },
+    { concurrency: { type: 'string' }, force: { type: 'boolean' }, 'no-worker': { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'reconnect-timeout': { type: 'string' } },
     RESUME_USAGE,
   );
   if (values.help) return say(RESUME_USAGE);
@@ -119,10 +114,16 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY });
   const follow = { minCoverage: minCoverageFlag(values), reconnectTimeoutMs: reconnectTimeoutMs(values) };
-  const resumed = concurrency ? { ...manifest, config: { ...manifest.config, concurrency } } : manifest;
   const session = await openSession(logger, say);
   try {
     if (await showIfComplete(session, manifest, say, follow)) return;
+    const checked = await checkResumeIdentity(session.client, manifest, { force: values.force });
+    for (const d of checked.differences) say(`--force: resuming although ${d}`);
+    if (checked.differences.length) {
+      const collated = existsSync(new RunStore(runDir).tasksPath);
+      say(`${collated ? 'the run continues on the tasks it collated (tasks.jsonl)' : 'the run collates the dataset as it is now'}; the replaced identity is kept in manifest.json (replaced_identities)`);
+    }
+    const resumed = concurrency ? { ...checked.manifest, config: { ...checked.manifest.config, concurrency } } : checked.manifest;
     const handle = await startRun(session.client, resumed);
     say(`resuming run ${manifest.run_id} (workflow ${handle.workflowId})`);
     // An already-running workflow keeps its input, so a new concurrency travels as an update; it is
