@@ -151,7 +151,7 @@ describe('gym eval against a running server', () => {
     const ids = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)._ng_rollout_id);
     expect(new Set(ids).size).toBe(30);
     expect(ids).toHaveLength(30);
-  });
+  }, 480_000); // a dozen `gym` subprocesses: each start takes seconds on a loaded machine
 
   it('pauses, unpauses, re-sizes and cancels a detached run', async () => {
     const out = path.join(await tempDir(), 'cli-control');
@@ -182,5 +182,5 @@ describe('gym eval against a running server', () => {
     } finally {
       await Promise.all(workers.map((w) => w.kill()));
     }
-  });
+  }, 480_000); // a dozen `gym` subprocesses: each start takes seconds on a loaded machine
 });

@@ -3,7 +3,7 @@
 // by the real `wandb` library and read back with wandb's own record schema; an exporter with nothing
 // listening is reported and the run still succeeds; `gym eval export` sends a finished run again.
 import { execFile } from 'node:child_process';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { startMlflowServer, type MlflowServer } from '../helpers/mlflow-server';
 import { releasePort, reservePort } from '../helpers/ports';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
+import { filesUnder } from '../helpers/files';
 
 const INPUT = path.resolve(import.meta.dirname, '../../src/environments/mcqa/data/example.jsonl');
 const READ_WANDB = path.resolve(import.meta.dirname, '../exporters/read_wandb_run.py');
@@ -29,13 +30,6 @@ interface MlflowRun {
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const readExports = (runDir: string) => ExportsReport.parse(readJson(path.join(runDir, 'exports.json')));
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = path.join(dir, f);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
 
 let server: TestServer;
 let mlflow: MlflowServer;

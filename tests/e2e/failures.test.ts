@@ -1,7 +1,7 @@
 // Failures are data: a rollout whose model keeps failing exhausts its retries and goes to
 // failures.jsonl with its class, message and attempt — never a fabricated reward 0 — and the same
 // run resumed once the model is healthy records it. The API key never lands in a file or history.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelSpec } from '../../src/gateway/spec';
@@ -10,16 +10,10 @@ import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../gateway/fak
 import { captureRunHistories } from '../helpers/histories';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
+import { filesUnder } from '../helpers/files';
 
 const INPUT = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_single_tool_call/example.jsonl');
 const SECRET = 'sk-gymflow-test-secret-value-0123456789';
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = path.join(dir, f);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
 
 let server: TestServer;
 let upstream: FakeOpenAIUpstream;

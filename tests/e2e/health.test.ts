@@ -4,11 +4,11 @@
 // gate, as a command and as a run option, fails with the rollouts to play again.
 import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHealthChecks, type HealthResult } from '../../src/health/run-health';
 import { VerdictRow } from '../../src/health/types';
 import { gym } from '../helpers/gym-cli';
+import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -26,20 +26,6 @@ async function callLog(dir: string): Promise<Json[]> {
 async function writeCallLog(dir: string, calls: Json[]): Promise<void> {
   for (const s of await readdir(path.join(dir, 'model_calls'))) await writeFile(path.join(dir, 'model_calls', s), '');
   await writeLines(path.join(dir, 'model_calls', 'edited.jsonl'), calls);
-}
-
-/** The `gym` command in this process (its start-up in a subprocess costs seconds per call on a loaded machine). */
-async function gymHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
-  try {
-    return { code: await main(args), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
 }
 
 /** Each rollout that is not healthy: its verdict and the checks that found something, sorted. */
