@@ -3,12 +3,12 @@
 import { trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import { GymError } from '../errors';
 import type { RolloutTraceIds } from './ids';
+import { otlpProtocolFromEnv, otlpTraceExporter, type OtlpProtocol } from './otlp';
 import { RunTraceFiles } from './run-files';
 
 export const TRACER_NAME = 'gymflow';
@@ -16,17 +16,17 @@ export const TRACER_NAME = 'gymflow';
 export interface TracingSettings {
   /** Spans of rollouts go to `<run>/traces/` segments. */
   files: boolean;
-  /** OTLP/HTTP export; the exporter reads the endpoint, headers and timeout from the standard OTEL_EXPORTER_OTLP_* variables. */
-  otlp: boolean;
+  /** OTLP/HTTP export in this encoding, or none; the exporter reads the endpoint, headers and timeout from the standard OTEL_EXPORTER_OTLP_* variables. */
+  otlp: OtlpProtocol | false;
 }
 
-/** From the environment: GYMFLOW_TRACES (`file`, the default, or `off`) and OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT. */
+/** From the environment: GYMFLOW_TRACES (`file`, the default, or `off`) and OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT and _PROTOCOL. */
 export function tracingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): TracingSettings {
   const mode = (env.GYMFLOW_TRACES ?? 'file').trim().toLowerCase();
   if (mode !== 'file' && mode !== 'off') throw new GymError('BAD_INPUT', `GYMFLOW_TRACES must be "file" or "off", not "${env.GYMFLOW_TRACES}"`);
   const disabled = (env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true';
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return { files: !disabled && mode === 'file', otlp: !disabled && !!endpoint };
+  return { files: !disabled && mode === 'file', otlp: !disabled && !!endpoint && otlpProtocolFromEnv(env) };
 }
 
 /**
@@ -80,8 +80,8 @@ export function installTracing(service: string, logger?: Logger, settings: Traci
   const files = settings.files ? new RunTraceFiles((e) => logger?.warn({ err: e }, 'could not write spans to the run folder; tracing goes on without them')) : undefined;
   const processors: SpanProcessor[] = [
     ...(files ? [files] : []),
-    // The exporter logs its own failures through the OpenTelemetry diag logger; a collector that is down never fails a rollout.
-    ...(settings.otlp ? [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 1000, maxQueueSize: 65_536, maxExportBatchSize: 2048 })] : []),
+    // The exporter logs its own failures through the OpenTelemetry diag logger; a receiver that is down never fails a rollout.
+    ...(settings.otlp ? [new BatchSpanProcessor(otlpTraceExporter(settings.otlp), { scheduledDelayMillis: 1000, maxQueueSize: 65_536, maxExportBatchSize: 2048 })] : []),
   ];
   const ids = new RolloutIdGenerator();
   const provider = new BasicTracerProvider({ resource, idGenerator: ids, spanProcessors: processors });
