@@ -2,6 +2,7 @@
 // them) hang under a root span whose ids come from the run's epoch and the rollout id; the root itself
 // is written when the rollout settles, so a trace is complete exactly when its rollout is.
 import { context, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
+import { millisToHrTime } from '@opentelemetry/core';
 import { rolloutTraceIds } from './ids';
 import { activeTracing } from './provider';
 import { inSpan } from './spans';
@@ -16,9 +17,10 @@ export interface RolloutTraceKey {
 const firstSeen = new Map<string, [number, number]>();
 const MAX_FIRST_SEEN = 200_000;
 
+// The SDK starts a span without an explicit start at Date.now(), in whole milliseconds; a finer or other
+// clock here would put the root after first steps that start within the same millisecond.
 function hrNow(): [number, number] {
-  const ms = performance.timeOrigin + performance.now();
-  return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
+  return millisToHrTime(Date.now());
 }
 
 /** Runs one step of a rollout in a span of the rollout's trace, linked to the Temporal activity span running it. */

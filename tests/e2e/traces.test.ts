@@ -1,6 +1,6 @@
-// Traces against a real OpenTelemetry Collector (built from the Go module proxy): every rollout of a
-// durable run, in both grains, is one connected trace — in the run folder's trace files and at the
-// collector alike — with gateway, tool, environment-server and Temporal activity spans joined to it.
+// Traces against a real OTLP receiver, MLflow's tracking server (`POST /v1/traces`): every rollout of a
+// durable run, in both grains, is one connected trace — in the run folder's trace files and at MLflow alike —
+// with gateway, tool, environment-server and Temporal activity spans joined to it.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
@@ -9,30 +9,34 @@ import { evalTrace } from '../../src/cli/commands/eval-trace';
 import { getEnvironment, remoteEnvironmentName } from '../../src/environments/registry';
 import { startEnvironmentServer } from '../../src/environments/server';
 import { startGateway } from '../../src/gateway/server';
-import { installTracing } from '../../src/tracing/provider';
+import { activeTracing, installTracing } from '../../src/tracing/provider';
 import { SpanLine } from '../../src/tracing/span-line';
-import { startCollector, type Collector, type ReceivedSpan } from '../helpers/otel-collector';
+import { startMlflowServer, type MlflowServer } from '../helpers/mlflow-server';
+import { createExperiment, MLFLOW_EXPERIMENT_HEADER, receivedTraces, type ReceivedSpan, type ReceivedTrace } from '../helpers/mlflow-traces';
 import { quietLogger, runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step');
 const MCQA = path.resolve(import.meta.dirname, '../../src/environments/mcqa/data/example.jsonl');
 
-let collector: Collector;
+let mlflow: MlflowServer;
+let experimentId: string;
 let server: TestServer;
 let envServer: Awaited<ReturnType<typeof startEnvironmentServer>>;
 beforeAll(async () => {
-  collector = await startCollector(await tempDir('gymflow-otelcol-'));
-  // Read once, when this test process sets tracing up; its workers use the same setup.
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = collector.endpoint;
+  [mlflow, server] = await Promise.all([startMlflowServer(), startTestServer()]);
+  experimentId = await createExperiment(mlflow, 'gymflow-traces');
+  // What a user sets to send spans to MLflow: its base URL, and the experiment in the standard headers variable.
+  // Read once, when this test process sets tracing up (protobuf, the default); its workers use the same setup.
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = mlflow.url;
+  process.env.OTEL_EXPORTER_OTLP_HEADERS = `${MLFLOW_EXPERIMENT_HEADER}=${experimentId}`;
   installTracing('gymflow-worker', quietLogger);
-  server = await startTestServer();
   envServer = await startEnvironmentServer({ env: getEnvironment('example_multi_step'), logger: quietLogger });
-}, 900_000);
+}, 300_000);
 afterAll(async () => {
   await envServer?.close();
   await server?.stop();
-  await collector?.stop();
+  await mlflow?.stop();
 });
 
 function fileSpans(runDir: string): SpanLine[] {
@@ -68,16 +72,23 @@ function treesByRollout(spans: { traceId: string; spanId: string; parentSpanId: 
 
 const asReceived = (s: SpanLine) => ({ traceId: s.trace_id, spanId: s.span_id, parentSpanId: s.parent_span_id ?? '', name: s.name });
 
-async function received(until: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
-  for (;;) {
-    const spans = await collector.spans();
-    if (until(spans)) return spans;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** Every span MLflow holds for these traces once it holds each of `spanIds`; sends what this process has ended first. */
+async function received(traceIds: Iterable<string>, spanIds: string[]): Promise<{ traces: Map<string, ReceivedTrace>; spans: ReceivedSpan[] }> {
+  await activeTracing()!.flush();
+  const all = (traces: Map<string, ReceivedTrace>) => [...traces.values()].flatMap((t) => t.spans);
+  const traces = await receivedTraces(mlflow, traceIds, (got) => {
+    const have = new Set(all(got).map((s) => s.spanId));
+    return spanIds.every((id) => have.has(id));
+  });
+  // The experiment came from the headers variable: MLflow files each trace under it, named after the OpenTelemetry trace id.
+  for (const [id, t] of traces) expect([t.mlflowTraceId, t.experimentId]).toEqual([`tr-${id}`, experimentId]);
+  return { traces, spans: all(traces) };
 }
 
+const SECRETS = /bearer|cookie|session=|authorization/i;
+
 describe('rollout traces', () => {
-  it('writes one connected trace per rollout of a turn-grain run, to the run folder and the collector', async () => {
+  it('writes one connected trace per rollout of a turn-grain run, to the run folder and to MLflow over OTLP', async () => {
     const runDir = await tempDir('gymflow-traces-');
     const envName = remoteEnvironmentName(envServer.url, ['get_synonym_value', 'extract_synonym_values']);
     const config = runConfig({ runDir, envName, inputFile: path.join(FIXTURES, 'example.jsonl'), model: { env: envName, replay_files: [path.join(FIXTURES, 'example_rollouts.jsonl')] } });
@@ -96,22 +107,29 @@ describe('rollout traces', () => {
       expect(local.filter((s) => s.trace_id === members[0]!.traceId).every((s) => s.attributes['gymflow.rollout.id'] === undefined || s.attributes['gymflow.rollout.id'] === id)).toBe(true);
     }
 
-    // The collector got the same spans, and Temporal's: each turn links to the activity span that ran it.
-    const rootIds = local.filter((s) => s.name.startsWith('rollout ')).map((s) => s.span_id);
-    const atCollector = await received((spans) => rootIds.every((id) => spans.some((s) => s.spanId === id)));
+    // MLflow got the same spans, with their parents and links.
     const runTraces = new Set(local.map((s) => s.trace_id));
-    treesByRollout(atCollector.filter((s) => runTraces.has(s.traceId)), ids);
-    const collected = new Set(atCollector.map((s) => s.spanId));
-    expect(local.filter((s) => !collected.has(s.span_id)).map((s) => s.name)).toEqual([]);
-    const names = new Map(atCollector.map((s) => [s.spanId, s.name]));
-    const turnLinks = local.filter((s) => s.name.startsWith('turn ')).flatMap((s) => s.links.map((l) => names.get(l.span_id)));
-    expect(turnLinks.length).toBeGreaterThan(0);
-    expect(new Set(turnLinks)).toEqual(new Set(['RunActivity:advanceRollouts']));
-    expect(atCollector.some((s) => s.name === 'RunWorkflow:shardWorkflow')).toBe(true);
+    const { spans: atMlflow } = await received(runTraces, local.map((s) => s.span_id));
+    treesByRollout(atMlflow, ids);
+    const byId = new Map(atMlflow.map((s) => [s.spanId, s]));
+    expect(local.filter((s) => byId.get(s.span_id)?.parentSpanId !== (s.parent_span_id ?? '')).map((s) => s.name)).toEqual([]);
+    const turns = local.filter((s) => s.name.startsWith('turn '));
+    expect(turns.map((s) => byId.get(s.span_id)!.links)).toEqual(turns.map((s) => s.links.map((l) => ({ traceId: l.trace_id, spanId: l.span_id }))));
 
-    // No secrets: neither the gateway's token nor the session cookie appears in any span.
-    const text = JSON.stringify(local);
-    expect(text).not.toMatch(/bearer|cookie|session=/i);
+    // Temporal's spans reached MLflow too, in the workflows' traces: each turn links to the activity span that ran it.
+    const links = turns.flatMap((s) => s.links);
+    expect(links.length).toBeGreaterThan(0);
+    const { spans: temporal } = await received(
+      links.map((l) => l.trace_id),
+      links.map((l) => l.span_id),
+    );
+    const names = new Map(temporal.map((s) => [s.spanId, s.name]));
+    expect(new Set(links.map((l) => names.get(l.span_id)))).toEqual(new Set(['RunActivity:advanceRollouts']));
+    expect(temporal.some((s) => s.name === 'RunWorkflow:shardWorkflow')).toBe(true);
+
+    // No secrets: neither the gateway's token nor the session cookie appears in any span, written or received.
+    expect(JSON.stringify(local.map((s) => s.attributes))).not.toMatch(SECRETS);
+    expect(JSON.stringify([...atMlflow, ...temporal].map((s) => s.attributes))).not.toMatch(SECRETS);
 
     // `gym eval trace` prints the tree: each child indented under its parent, with start and duration.
     const lines: string[] = [];
@@ -138,12 +156,11 @@ describe('rollout traces', () => {
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(6);
     const ids = recordedIds(runDir);
-    const trees = treesByRollout(fileSpans(runDir).map(asReceived), ids);
+    const local = fileSpans(runDir);
+    const trees = treesByRollout(local.map(asReceived), ids);
     for (const members of trees.values()) expect(members.map((s) => s.name)).toEqual(expect.arrayContaining(['turn 1', 'model', 'gateway POST /v1/responses', 'verify', 'record']));
-    const rootIds = [...trees.values()].map((m) => m.find((s) => s.name.startsWith('rollout '))!.spanId);
-    const runTraces = new Set([...trees.values()].map((m) => m[0]!.traceId));
-    const atCollector = await received((spans) => rootIds.every((id) => spans.some((s) => s.spanId === id)));
-    treesByRollout(atCollector.filter((s) => runTraces.has(s.traceId)), ids);
+    const { spans: atMlflow } = await received(new Set(local.map((s) => s.trace_id)), local.map((s) => s.span_id));
+    treesByRollout(atMlflow, ids);
   });
 
   it('joins the trace named by a traceparent header at the gateway and the environment server', async () => {
@@ -159,8 +176,10 @@ describe('rollout traces', () => {
     } finally {
       await gateway.close();
     }
-    const spans = await received((all) => all.filter((s) => s.traceId === traceId).length >= 2);
-    const ofTrace = spans.filter((s) => s.traceId === traceId).map((s) => [s.name, s.parentSpanId]);
+    // Which span ids the servers chose is unknown here, so wait for their two spans by count.
+    await activeTracing()!.flush();
+    const traces = await receivedTraces(mlflow, [traceId], (got) => (got.get(traceId)?.spans.length ?? 0) >= 2);
+    const ofTrace = traces.get(traceId)!.spans.map((s) => [s.name, s.parentSpanId]);
     expect(ofTrace).toEqual(expect.arrayContaining([['gateway GET /v1/models', '00f067aa0ba902b7'], ['environment POST /seed_session', '00f067aa0ba902b8']]));
   });
 });

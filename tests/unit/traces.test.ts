@@ -19,13 +19,24 @@ describe('rolloutTraceIds', () => {
 describe('tracingSettingsFromEnv', () => {
   it('writes trace files by default and exports over OTLP only with an endpoint', () => {
     expect(tracingSettingsFromEnv({})).toEqual({ files: true, otlp: false });
-    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual({ files: true, otlp: true });
-    expect(tracingSettingsFromEnv({ GYMFLOW_TRACES: 'off', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://x/v1/traces' })).toEqual({ files: false, otlp: true });
+    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual({ files: true, otlp: 'http/protobuf' });
+    expect(tracingSettingsFromEnv({ GYMFLOW_TRACES: 'off', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://x/v1/traces' })).toEqual({ files: false, otlp: 'http/protobuf' });
     expect(tracingSettingsFromEnv({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x' })).toEqual({ files: false, otlp: false });
+  });
+
+  it('sends protobuf unless the standard protocol variables ask for JSON, the traces-specific one first', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x' };
+    expect(tracingSettingsFromEnv({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).otlp).toBe('http/json');
+    expect(tracingSettingsFromEnv({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).otlp).toBe('http/protobuf');
+    expect(tracingSettingsFromEnv({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ' ', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).otlp).toBe('http/json');
+    // Without an endpoint the protocol is not read, so a stray value elsewhere cannot break a run.
+    expect(tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).otlp).toBe(false);
   });
 
   it('names the variable when its value is not understood', () => {
     expect(() => tracingSettingsFromEnv({ GYMFLOW_TRACES: 'yes' })).toThrow(/GYMFLOW_TRACES must be "file" or "off", not "yes"/);
+    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be "http\/protobuf" or "http\/json" .*not "grpc"/);
+    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'json' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be/);
   });
 });
 
