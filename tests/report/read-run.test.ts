@@ -29,7 +29,7 @@ describe('readRun refuses damaged records', () => {
 
   it('names a malformed diagnostics field', async () => {
     const { dir, rollouts, first } = await run();
-    await writeFile(rollouts, JSON.stringify({ ...first, _gf_diagnostics: { output_tokens: 'many' } }) + '\n');
+    await writeFile(rollouts, JSON.stringify({ ...first, _gf_diagnostics: { ...(first._gf_diagnostics as object), output_tokens: 'many' } }) + '\n');
     await expect(readRun(dir)).rejects.toThrow(/rollouts\.jsonl line 1: _gf_diagnostics\.output_tokens: /);
   });
 
