@@ -1,13 +1,13 @@
 // Health checks over a run folder: stream the model call log, rollouts.jsonl and failures.jsonl into
 // compact evidence, check each task × repeat, and write rollout_verdicts.jsonl and quality_summary.json.
 import { existsSync } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { FailureRecord, ModelCallRecord } from '../schemas/records';
 import { rolloutId } from '../schemas/task';
 import { writeFileAtomic } from '../store/jsonl';
-import { scanLines } from '../store/result-lines';
+import { eachFileLine } from '../store/result-lines';
 import { RunStore } from '../store/run-store';
 import { Manifest } from '../runs/manifest';
 import { checkRollout, type RecordDigest, type RolloutEvidence } from './checks';
@@ -20,24 +20,6 @@ export interface HealthResult {
   verdicts: RolloutVerdict[];
   summaryPath: string;
   verdictsPath: string;
-}
-
-/** Calls onLine with each complete line of a file (none when it does not exist). */
-async function eachLine(file: string, onLine: (text: string, line: number) => void): Promise<void> {
-  let fh;
-  try {
-    fh = await open(file, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw e;
-  }
-  try {
-    let n = 0;
-    const { size } = await fh.stat();
-    await scanLines(fh, 0, size, (buf, start, end) => onLine(buf.toString('utf8', start, end), ++n));
-  } finally {
-    await fh.close();
-  }
 }
 
 function parse(text: string): { value?: unknown; error?: string } {
@@ -89,7 +71,7 @@ export async function runHealthChecks(runDir: string, opts: { ignored?: readonly
   let unreadableCalls = 0;
   const segments = callLog ? (await readdir(callDir)).filter((f) => f.endsWith('.jsonl')).sort() : [];
   for (const segment of segments) {
-    await eachLine(path.join(callDir, segment), (text) => {
+    await eachFileLine(path.join(callDir, segment), (text) => {
       callRecords++;
       const { value } = parse(text);
       const parsed = ModelCallRecord.safeParse(value);
@@ -126,7 +108,7 @@ export async function runHealthChecks(runDir: string, opts: { ignored?: readonly
   };
   /** Each line of a results file as a record, or as an unreadable line of the rollout it names (if any). */
   const readResults = <T>(file: string, schema: z.ZodType<T>, onRecord: (record: T) => void) =>
-    eachLine(file, (text, line) => {
+    eachFileLine(file, (text, line) => {
       const { value, error } = parse(text);
       const parsed = schema.safeParse(value);
       if (parsed.success) return onRecord(parsed.data);

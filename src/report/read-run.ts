@@ -9,7 +9,7 @@ import { envLabel, resolveEnvironment } from '../environments/ref';
 import { Manifest } from '../runs/manifest';
 import { FileJournal } from '../store/journal';
 import { readJsonFile } from '../store/jsonl';
-import { scanLines } from '../store/result-lines';
+import { eachFileLine, scanLines } from '../store/result-lines';
 import { RunStore } from '../store/run-store';
 import { FailureRecord, RolloutDiagnostics, RolloutRecord } from '../schemas/records';
 import { ResponseObject } from '../schemas/responses';
@@ -117,26 +117,16 @@ export function recordIssue(file: string, line: number, error: z.ZodError): GymE
 
 /** Calls onRecord with each JSON line of a file and its 1-based line number; a line that is not JSON is an error naming it. */
 export async function eachLine(file: string, onRecord: (value: unknown, line: number) => void): Promise<void> {
-  if (!existsSync(file)) return;
-  const fh = await open(file, 'r');
-  try {
-    const { size } = await fh.stat();
-    let line = 0;
-    await scanLines(fh, 0, size, (buf, start, end) => {
-      line++;
-      const text = buf.toString('utf8', start, end);
-      if (text.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        throw new GymError('BAD_INPUT', `${file} line ${line}: not valid JSON (${(e as Error).message})`);
-      }
-      onRecord(value, line);
-    });
-  } finally {
-    await fh.close();
-  }
+  await eachFileLine(file, (text, line) => {
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new GymError('BAD_INPUT', `${file} line ${line}: not valid JSON (${(e as Error).message})`);
+    }
+    onRecord(value, line);
+  });
 }
 
 function defaultAgent(manifest: Manifest | null): string {

@@ -1,6 +1,6 @@
 // The line format of rollouts.jsonl and failures.jsonl: one JSON object per line whose last keys are
 // the reward (or failure class) and then `_ng_rollout_id`, so an index reads both without parsing the line.
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 export type ResultKind = 'rollout' | 'failure';
 /** What an index keeps per id: the reward of a rollout line, the failure class of a sidecar line. */
@@ -97,6 +97,27 @@ export async function scanLines(
     await onChunk?.();
   }
   return consumed;
+}
+
+/**
+ * Calls onLine with the text of each complete, non-empty line of a whole file and its number among them
+ * (1-based); nothing when the file does not exist. Streamed a chunk at a time, so any size is read.
+ */
+export async function eachFileLine(file: string, onLine: (text: string, line: number) => void): Promise<void> {
+  let fh: FileHandle;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  try {
+    let n = 0;
+    const { size } = await fh.stat();
+    await scanLines(fh, 0, size, (buf, start, end) => onLine(buf.toString('utf8', start, end), ++n));
+  } finally {
+    await fh.close();
+  }
 }
 
 export async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
