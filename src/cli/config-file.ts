@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { GymError } from '../errors';
 import { EXPORTER_KEYS } from '../exporters/config';
+import { TIMEOUT_FLAGS } from './model-timeouts';
 
 interface Group {
   readonly [key: string]: string | Group;
@@ -13,7 +14,7 @@ interface Group {
 /** Settings grouped under a backend (groups may nest), and the flag each stands for. */
 const GROUPS: Group = {
   mock: { accuracy: 'mock-accuracy', seed: 'mock-seed', latency_ms: 'mock-latency-ms', replay: 'mock-replay' },
-  openai: { name: 'model-name', url: 'model-url', api_key_env: 'api-key-env' },
+  openai: { name: 'model-name', url: 'model-url', api_key_env: 'api-key-env', timeouts: TIMEOUT_FLAGS },
   judge: { model: 'judge-model', name: 'judge-model-name', url: 'judge-model-url' },
   exporters: EXPORTER_KEYS,
 };

@@ -2,6 +2,7 @@
 // whose every rollout failed (a model endpoint that refuses connections) is INCOMPLETE unless
 // --min-coverage allows it, with one line saying why; a fully covered run exits 0.
 import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors';
@@ -55,6 +56,40 @@ describe('exit status by coverage', () => {
     const bad = await gym([...args, '--min-coverage', '60%'], env);
     expect(bad.code).toBe(ERROR_CODES.BAD_FLAG);
     expect(bad.stderr).toMatch(/--min-coverage must be a number between 0 and 1, got 60%/);
+  });
+
+  it('a model endpoint that takes the call and never answers fails as "timeout" at the bound the flags set', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => void sockets.push(socket)); // reads the request, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const out = path.join(await tempDir(), 'silent-endpoint');
+      const args = [
+        'eval', 'run', '--env', 'example_multi_step', '--input', EXAMPLE, '--output', out, '--limit', '2',
+        '--model', 'openai', '--model-name', 'gpt-test', '--model-url', `http://127.0.0.1:${port}/v1`,
+        '--api-key-env', 'GYMFLOW_TEST_DUMMY_KEY', '--max-attempts', '1', '--model-first-byte-timeout-ms', '400',
+      ];
+      const r = await gym(args, env, { timeoutMs: 300_000 });
+      expect(r.code, r.stderr).toBe(ERROR_CODES.INCOMPLETE);
+      const failures = lines(path.join(out, 'failures.jsonl')).map((l) => JSON.parse(l));
+      expect(failures).toHaveLength(2);
+      for (const f of failures) {
+        expect(f._ng_failure_class).toBe('timeout');
+        expect(f.message).toMatch(/first_byte_ms = 400 ms/);
+      }
+      expect(sockets.length).toBeGreaterThanOrEqual(2);
+
+      const tooShort = await gym([...args, '--output', `${out}-2`, '--model-total-timeout-ms', '300'], env);
+      expect(tooShort.code).toBe(ERROR_CODES.BAD_FLAG);
+      expect(tooShort.stderr).toMatch(/--model-total-timeout-ms \(300 ms\) must be at least --model-connect-timeout-ms \(10000\) and --model-first-byte-timeout-ms \(400\)/);
+      const notANumber = await gym([...args, '--output', `${out}-3`, '--model-idle-timeout-ms', '5s'], env);
+      expect(notANumber.code).toBe(ERROR_CODES.BAD_FLAG);
+      expect(notANumber.stderr).toMatch(/--model-idle-timeout-ms must be an integer ≥ 1 and ≤ 3600000, got 5s/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   });
 
   it('a fully covered run exits 0', async () => {

@@ -15,6 +15,19 @@ describe('eval config files', () => {
     expect(flags).toEqual({ env: 'mcqa', 'num-repeats': '4', 'mock-accuracy': '0.5', 'mock-replay': ['a.jsonl'], 'model-name': 'gpt', 'api-key-env': 'K', 'judge-model': 'mock' });
   });
 
+  it('reads the model-call bounds under openai.timeouts into the spec, and leaves them out when unset', () => {
+    const known = new Set([...KNOWN, 'model-first-byte-timeout-ms', 'model-total-timeout-ms', 'model-connect-timeout-ms', 'model-idle-timeout-ms']);
+    const flags = configToFlags({ openai: { name: 'gpt', timeouts: { first_byte_ms: 30000, total_ms: 60000 } } }, known, 'f.yaml');
+    expect(flags).toEqual({ 'model-name': 'gpt', 'model-first-byte-timeout-ms': '30000', 'model-total-timeout-ms': '60000' });
+    expect(() => configToFlags({ openai: { timeouts: { first_byte: 1 } } }, known, 'f.yaml')).toThrow(/unknown setting "openai.timeouts.first_byte"/);
+    const input = path.resolve(import.meta.dirname, '../../src/environments/mcqa/data/example.jsonl');
+    const output = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'gymflow-config-')), 'run');
+    const bounded = buildRunConfig({ env: 'mcqa', model: 'openai', input, output: output(), ...flags });
+    expect(bounded.model).toMatchObject({ timeouts: { connect_ms: 10_000, first_byte_ms: 30_000, idle_ms: 60_000, total_ms: 60_000 } });
+    const plain = buildRunConfig({ env: 'mcqa', model: 'openai', 'model-name': 'gpt', input, output: output() });
+    expect(plain.model).not.toHaveProperty('timeouts');
+  });
+
   it('names an unknown setting', () => {
     expect(() => configToFlags({ repeats: 3 }, KNOWN, 'f.yaml')).toThrow(/f.yaml: unknown setting "repeats"/);
     expect(() => configToFlags({ mock: { acuracy: 1 } }, KNOWN, 'f.yaml')).toThrow(GymError);

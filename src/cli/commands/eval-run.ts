@@ -13,6 +13,7 @@ import { EXPORTER_FLAGS, EXPORTERS_USAGE, exportersFromFlags } from '../../expor
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
+import { TIMEOUT_FLAGS, modelTimeouts } from '../model-timeouts';
 import { MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
 import { GATE_FLAGS, GATE_USAGE, checkGate, gateFlags, hasGate } from '../gate';
 import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
@@ -42,6 +43,9 @@ ${GATE_USAGE}
 ${RECONNECT_USAGE}
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
 openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
+               --model-connect-timeout-ms MS (default 10000) --model-first-byte-timeout-ms MS (default 120000)
+               --model-idle-timeout-ms MS (default 60000) --model-total-timeout-ms MS (default 540000)
+               bound each call to the model and the judge; a call past one fails as "timeout"
 judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)
 ${EXPORTERS_USAGE}`;
 
@@ -75,6 +79,7 @@ const FLAGS = {
   'model-name': { type: 'string' },
   'model-url': { type: 'string' },
   'api-key-env': { type: 'string' },
+  ...Object.fromEntries(Object.values(TIMEOUT_FLAGS).map((flag) => [flag, { type: 'string' }])),
   'judge-model': { type: 'string' },
   'judge-model-name': { type: 'string' },
   'judge-model-url': { type: 'string' },
@@ -105,7 +110,14 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
     const name = values[`${prefix}model-name`] as string | undefined;
     if (!name) throw new GymError('BAD_FLAG', `--${prefix}model openai needs --${prefix}model-name`);
     const url = values[`${prefix}model-url`] as string | undefined;
-    return { backend: 'openai', model: name, base_url: url, api_key_env: (values['api-key-env'] as string | undefined) ?? 'OPENAI_API_KEY' };
+    const timeouts = modelTimeouts(values);
+    return {
+      backend: 'openai',
+      model: name,
+      base_url: url,
+      api_key_env: (values['api-key-env'] as string | undefined) ?? 'OPENAI_API_KEY',
+      ...(timeouts ? { timeouts } : {}),
+    };
   }
   throw new GymError('BAD_FLAG', `--${prefix}model must be "mock" or "openai", got "${backend}"`);
 }
