@@ -12,11 +12,14 @@ export const TIMEOUT_FLAGS = {
   total_ms: 'model-total-timeout-ms',
 } as const;
 
+/** Under the 30 minutes a turn's step may take, so the gateway, not Temporal, reports the timeout. */
+const MAX_MS = 1_500_000;
+
 /** The bounds a user set, defaults filled in; undefined when none is set, so the spec hashes as before. */
 export function modelTimeouts(values: Record<string, unknown>): ModelTimeouts | undefined {
   const set = Object.entries(TIMEOUT_FLAGS).filter(([, flag]) => values[flag] !== undefined);
   if (set.length === 0) return undefined;
-  const timeouts = ModelTimeouts.parse(Object.fromEntries(set.map(([key, flag]) => [key, intFlag(values, flag, { min: 1, max: 3_600_000 })])));
+  const timeouts = ModelTimeouts.parse(Object.fromEntries(set.map(([key, flag]) => [key, intFlag(values, flag, { min: 1, max: MAX_MS })])));
   if (timeouts.total_ms < Math.max(timeouts.connect_ms, timeouts.first_byte_ms)) {
     throw new GymError(
       'BAD_FLAG',
