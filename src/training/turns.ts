@@ -1,6 +1,7 @@
 // The model-authored turns of an answer or a transcript, reduced to one comparable key: what lets a
 // rollout's scored transcript name the call whose answer ends it, whatever wire shape the call had.
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../gateway/canonical';
 
 type Item = Record<string, unknown>;
 
@@ -15,15 +16,6 @@ function canonicalArguments(value: unknown): string {
     }
   }
   return canonicalJson(parsed);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Item)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 /** Text parts and tool calls of one item, or nothing when the model did not author it. */
