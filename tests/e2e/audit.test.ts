@@ -1,6 +1,7 @@
 // Auditing runs on a real dev server, with the `gym` commands run in-process: list filters, history
 // export with its per-rollout summary, replay (clean, and a tampered history reported as non-deterministic),
-// one rollout shown end to end, and resume refusing a run whose identity changed unless --force.
+// one rollout shown end to end, resume refusing a run whose identity changed unless --force, and the
+// run exported as training responses checked against the call log.
 import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -200,5 +201,73 @@ describe('gym eval resume checks the run is still the same', () => {
     expect(after.replaced_identities).toHaveLength(1);
     expect(after.replaced_identities[0].identity).toBe(JSON.parse(original).identity);
     expect(after.identity).not.toBe(JSON.parse(original).identity);
+  });
+});
+
+describe('gym eval export-training', () => {
+  const files = (dir: string) => readdirSync(path.join(dir, 'model_calls')).filter((f) => f.endsWith('.jsonl'));
+  const allCalls = (dir: string) => files(dir).flatMap((f) => readJsonl(path.join(dir, 'model_calls', f)));
+  /** The token ids the backend returned for a call, read here from the log line itself. */
+  const returned = (call: Record<string, any>) => call.tokens ?? call.response.output.findLast((i: any) => i.generation_token_ids);
+
+  it('writes one training response per rollout: the backend’s generations under mask 1 with their log-probs, all else mask 0', async () => {
+    const out = path.join(await tempDir('gymflow-training-'), 'training.jsonl');
+    const r = await gymHere(['eval', 'export-training', audited.runDir, '--output', out]);
+    expect(r.code).toBe(0);
+    const records = readJsonl(path.join(audited.runDir, 'rollouts.jsonl'));
+    expect(r.stdout).toContain(`training: ${out} (${records.length} rollouts, 0 masked)`);
+    const lines = readJsonl(out);
+    expect(lines.map((l) => l._ng_rollout_id)).toEqual(records.map((x) => x._ng_rollout_id));
+    const calls = allCalls(audited.runDir);
+    expect(records.some((x) => x._gf_model_call_ids.length >= 3)).toBe(true);
+    for (const [i, line] of lines.entries()) {
+      const record = records[i]!;
+      expect(line).toMatchObject({ masked: false, mask_reason: null, reward: record.reward, _ng_task_index: record._ng_task_index, chains: 1 });
+      const kept = record._gf_model_call_ids.map((id: string) => calls.find((c) => c.call_id === id)!);
+      expect(line.calls.map((c: any) => c.call_id)).toEqual(record._gf_model_call_ids);
+      const generated = kept.flatMap((c: any) => returned(c).generation_token_ids);
+      const logProbs = kept.flatMap((c: any) => returned(c).generation_log_probs);
+      expect(generated.length).toBeGreaterThan(0);
+      const masked1 = (values: number[]) => values.filter((_, k) => line.response_mask[k] === 1);
+      expect(line.response_mask).toHaveLength(line.response_token_ids.length);
+      expect(line.response_log_probs).toHaveLength(line.response_token_ids.length);
+      expect(masked1(line.response_token_ids)).toEqual(generated);
+      expect(masked1(line.response_log_probs)).toEqual(logProbs);
+      expect(line.response_log_probs.filter((_: number, k: number) => line.response_mask[k] === 0).every((x: number) => x === 0)).toBe(true);
+      // The whole sequence is what the final call saw and generated, and each call saw a prefix of it.
+      const sequence = [...line.prompt_token_ids, ...line.response_token_ids];
+      const last = returned(kept.at(-1));
+      expect(sequence).toEqual([...last.prompt_token_ids, ...last.generation_token_ids]);
+      expect(line.prompt_token_ids).toEqual(returned(kept[0]).prompt_token_ids);
+      for (const c of kept) expect(sequence.slice(0, returned(c).prompt_token_ids.length)).toEqual(returned(c).prompt_token_ids);
+      const others = calls.filter((c) => c.rollout_id === record._ng_rollout_id && !record._gf_model_call_ids.includes(c.call_id));
+      expect(line.dropped_calls.map((d: any) => d.call_id).sort()).toEqual(others.map((c) => c.call_id).sort());
+    }
+  });
+
+  it('masks a rollout whose logged log-probs do not match its tokens, and names a bad record’s rollout', async () => {
+    const copy = await tempDir('gymflow-training-bad-');
+    cpSync(path.join(audited.runDir, 'rollouts.jsonl'), path.join(copy, 'rollouts.jsonl'));
+    cpSync(path.join(audited.runDir, 'model_calls'), path.join(copy, 'model_calls'), { recursive: true });
+    const [segment] = files(copy);
+    const file = path.join(copy, 'model_calls', segment!);
+    const lines = readJsonl(file);
+    const victim = lines.find((c) => returned(c))!;
+    returned(victim).generation_log_probs.pop();
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = await gymHere(['eval', 'export-training', copy]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1 masked: bad_token_metadata 1/);
+    const line = readJsonl(path.join(copy, 'training.jsonl')).find((l) => l._ng_rollout_id === victim.rollout_id)!;
+    expect(line).toMatchObject({ masked: true, mask_reason: 'bad_token_metadata', response_token_ids: [], response_mask: [] });
+    expect(line.mask_detail).toMatch(new RegExp(`^call ${victim.call_id}: .* has \\d+ generation_token_ids but \\d+ generation_log_probs$`));
+
+    const records = readJsonl(path.join(copy, 'rollouts.jsonl'));
+    delete records[1]!.reward;
+    writeFileSync(path.join(copy, 'rollouts.jsonl'), records.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const bad = await gymHere(['eval', 'export-training', copy]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain(`rollouts.jsonl: rollout ${records[1]!._ng_rollout_id}: reward:`);
+    expect((await gymHere(['eval', 'export-training', path.join(copy, 'nope')])).code).toBe(4);
   });
 });
