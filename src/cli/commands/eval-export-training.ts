@@ -26,8 +26,8 @@ function counts(tally: Partial<Record<string, number>>): string {
 export function formatSummary(s: ExportSummary): string[] {
   const lines = [`training: ${s.output} (${s.exported} rollouts, ${s.masked} masked${s.masked ? `: ${counts(s.maskReasons)}` : ''})`];
   if (Object.keys(s.droppedCalls).length) lines.push(`  calls left out: ${counts(s.droppedCalls)}`);
-  if (s.sidecar) lines.push(`  ${s.sidecar} rollouts in the sidecar (failures.jsonl) not exported`);
-  if (s.unattributedCallLines) lines.push(`  ${s.unattributedCallLines} model call lines are unreadable and name no rollout`);
+  if (s.sidecar) lines.push(`  not exported: ${s.sidecar} in the sidecar (failures.jsonl)`);
+  if (s.unattributedCallLines) lines.push(`  model call lines unreadable and naming no rollout: ${s.unattributedCallLines}`);
   return lines;
 }
 
