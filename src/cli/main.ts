@@ -7,6 +7,7 @@ import { evalReverify } from './commands/eval-reverify';
 import { evalGate, evalHealthCheck } from './commands/eval-health';
 import { evalCompare, evalReport } from './commands/eval-report';
 import { evalExport } from './commands/eval-export';
+import { evalExportTraining } from './commands/eval-export-training';
 import { evalTrace } from './commands/eval-trace';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalHistory, evalReplay, evalShow } from './commands/eval-audit';
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval report': evalReport,
   'eval compare': evalCompare,
   'eval export': evalExport,
+  'eval export-training': evalExportTraining,
   'eval trace': evalTrace,
   'eval pause': evalPause,
   'eval unpause': evalUnpause,
@@ -60,6 +62,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval report <run> [--output FILE]   one self-contained HTML page of a run
   gym eval compare <runA> <runB>   each metric's difference and its significance, paired by task
   gym eval export <run-folder> [--to mlflow|wandb]   send a finished run to its exporters again
+  gym eval export-training <run-folder> [--output FILE]   one training response per rollout (docs/training.md)
   gym eval trace <run> <rollout-id>   a rollout's timeline from the run's trace files
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments

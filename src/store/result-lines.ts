@@ -74,7 +74,8 @@ export async function scanLines(
   fh: FileHandle,
   from: number,
   to: number,
-  onLine: (buf: Buffer, start: number, end: number) => void,
+  /** `at` is the line's offset in the file. */
+  onLine: (buf: Buffer, start: number, end: number, at: number) => void,
   onChunk?: () => void | Promise<void>,
 ): Promise<number> {
   let pos = from;
@@ -89,7 +90,7 @@ export async function scanLines(
     pos += bytesRead;
     let lineStart = 0;
     for (let nl = buf.indexOf(0x0a); nl >= 0; nl = buf.indexOf(0x0a, lineStart)) {
-      if (nl > lineStart) onLine(buf, lineStart, nl);
+      if (nl > lineStart) onLine(buf, lineStart, nl, bufStart + lineStart);
       lineStart = nl + 1;
     }
     consumed = bufStart + lineStart;

@@ -1,6 +1,7 @@
 // Auditing runs on a real dev server, with the `gym` commands run in-process: list filters, history
 // export with its per-rollout summary, replay (clean, and a tampered history reported as non-deterministic),
-// one rollout shown end to end, and resume refusing a run whose identity changed unless --force.
+// one rollout shown end to end, resume refusing a run whose identity changed unless --force, and the
+// run exported as training responses checked against the call log.
 import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { runWorkflowId } from '../../workflows/definitions';
 import { gymHere } from '../helpers/gym-here';
 import { runConfig, runInProcess, startRunWorkflow, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
+import { expectTrainingMatchesCallLog, returnedTokens } from '../helpers/training-check';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
@@ -200,5 +202,46 @@ describe('gym eval resume checks the run is still the same', () => {
     expect(after.replaced_identities).toHaveLength(1);
     expect(after.replaced_identities[0].identity).toBe(JSON.parse(original).identity);
     expect(after.identity).not.toBe(JSON.parse(original).identity);
+  });
+});
+
+describe('gym eval export-training', () => {
+  const segments = (dir: string) => readdirSync(path.join(dir, 'model_calls')).filter((f) => f.endsWith('.jsonl'));
+
+  it('writes one training response per rollout: the backend’s generations under mask 1 with their log-probs, all else mask 0', async () => {
+    const out = path.join(await tempDir('gymflow-training-'), 'training.jsonl');
+    const r = await gymHere(['eval', 'export-training', audited.runDir, '--output', out]);
+    expect(r.code).toBe(0);
+    const records = readJsonl(path.join(audited.runDir, 'rollouts.jsonl'));
+    expect(r.stdout).toContain(`training: ${out} (${records.length} rollouts, 0 masked)`);
+    expect(records.some((x) => x._gf_model_call_ids.length >= 3)).toBe(true);
+    const lines = expectTrainingMatchesCallLog(audited.runDir, out);
+    expect(lines.every((l) => l.chains === 1)).toBe(true);
+  });
+
+  it('masks a rollout whose logged log-probs do not match its tokens, and names a bad record’s rollout', async () => {
+    const copy = await tempDir('gymflow-training-bad-');
+    cpSync(path.join(audited.runDir, 'rollouts.jsonl'), path.join(copy, 'rollouts.jsonl'));
+    cpSync(path.join(audited.runDir, 'model_calls'), path.join(copy, 'model_calls'), { recursive: true });
+    const [segment] = segments(copy);
+    const file = path.join(copy, 'model_calls', segment!);
+    const lines = readJsonl(file);
+    const victim = lines.find((c) => returnedTokens(c))!;
+    returnedTokens(victim).generation_log_probs.pop();
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = await gymHere(['eval', 'export-training', copy]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1 masked: bad_token_metadata 1/);
+    const line = readJsonl(path.join(copy, 'training.jsonl')).find((l) => l._ng_rollout_id === victim.rollout_id)!;
+    expect(line).toMatchObject({ masked: true, mask_reason: 'bad_token_metadata', response_token_ids: [], response_mask: [] });
+    expect(line.mask_detail).toMatch(new RegExp(`^call ${victim.call_id}: .* has \\d+ generation_token_ids but \\d+ generation_log_probs$`));
+
+    const records = readJsonl(path.join(copy, 'rollouts.jsonl'));
+    delete records[1]!.reward;
+    writeFileSync(path.join(copy, 'rollouts.jsonl'), records.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const bad = await gymHere(['eval', 'export-training', copy]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain(`rollouts.jsonl: rollout ${records[1]!._ng_rollout_id}: reward:`);
+    expect((await gymHere(['eval', 'export-training', path.join(copy, 'nope')])).code).toBe(4);
   });
 });
