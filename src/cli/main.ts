@@ -12,6 +12,7 @@ import { evalTrace } from './commands/eval-trace';
 import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalHistory, evalReplay, evalShow } from './commands/eval-audit';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
+import { configShow } from './commands/config-show';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
 import { gatewayServe } from './commands/gateway-serve';
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval unpause': evalUnpause,
   'eval concurrency': evalConcurrency,
   'eval cancel': evalCancel,
+  'config show': configShow,
   'env list': envList,
   'env serve': envServe,
   'gateway serve': gatewayServe,
@@ -65,6 +67,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval export-training <run-folder> [--output FILE]   one training response per rollout (docs/training.md)
   gym eval trace <run> <rollout-id>   a rollout's timeline from the run's trace files
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
+  gym config show [--config F] [k=v|+k=v|++k=v]   the resolved NeMo Gym-style configuration, secrets redacted
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
