@@ -13,6 +13,7 @@ import { evalList, evalResume, evalStatus } from './commands/eval-manage';
 import { evalHistory, evalReplay, evalShow } from './commands/eval-audit';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { configShow } from './commands/config-show';
+import { datasetCollate, envSchema } from './commands/dataset';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
 import { gatewayServe } from './commands/gateway-serve';
@@ -41,7 +42,9 @@ const COMMANDS: Record<string, Handler> = {
   'eval concurrency': evalConcurrency,
   'eval cancel': evalCancel,
   'config show': configShow,
+  'dataset collate': datasetCollate,
   'env list': envList,
+  'env schema': envSchema,
   'env serve': envServe,
   'gateway serve': gatewayServe,
   'server': server,
@@ -68,7 +71,9 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval trace <run> <rollout-id>   a rollout's timeline from the run's trace files
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym config show [--config F] [k=v|+k=v|++k=v]   the resolved NeMo Gym-style configuration, secrets redacted
+  gym dataset collate --config F --output-dir D [--mode M]   validate and merge the declared datasets (docs/configuration.md)
   gym env list               available environments
+  gym env schema --env <name>   the JSON Schema of an environment's task rows
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
   gym server start|stop|status   the embedded Temporal dev server

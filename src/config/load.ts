@@ -94,11 +94,12 @@ function searchRoots(opts: LoadOptions, includer: string | undefined): string[] 
   return [...(opts.searchDirs ?? []), ...extra, opts.cwd, ...(includer ? [path.dirname(includer)] : []), ...(opts.installRoot ? [opts.installRoot] : [])];
 }
 
-function findFile(p: string, opts: LoadOptions, includer: string | undefined, where: string): string {
+/** A path as NeMo Gym resolves config and dataset paths: absolute, or under the search roots, cwd, the including file's folder, the install root. */
+export function findFile(p: string, opts: LoadOptions, includer: string | undefined, where: string): string {
   const candidates = path.isAbsolute(p) ? [p] : searchRoots(opts, includer).map((root) => path.resolve(opts.cwd, root, p));
   const found = candidates.find((c) => existsSync(c) && statSync(c).isFile());
   if (found) return found;
-  throw new GymError('NOT_FOUND', `${where}: config file ${p} not found; looked at:\n${[...new Set(candidates)].map((c) => `  - ${c}`).join('\n')}`);
+  throw new GymError('NOT_FOUND', `${where}: ${/\.ya?ml$/i.test(p) ? 'config file' : 'file'} ${p} not found; looked at:\n${[...new Set(candidates)].map((c) => `  - ${c}`).join('\n')}`);
 }
 
 function readYaml(file: string): ConfigMap {

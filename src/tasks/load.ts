@@ -75,10 +75,15 @@ function duplicateIndexProblems(lines: JsonlLine[]): string[] {
 function rowProblems(line: JsonlLine, env: AnyEnvironment, notUtf8: Set<number>): string[] {
   if (notUtf8.has(line.line)) return [`line ${line.line}: not valid UTF-8 (save the file as UTF-8)`];
   if (line.error !== undefined) return [`line ${line.line}: not valid JSON (${line.error})`];
-  const deep = fieldNestedTooDeep(line.value);
-  if (deep !== undefined) return [`line ${line.line}: ${deep}: nested more than ${MAX_NESTING} levels deep (arrays/objects); such a row cannot be processed safely`];
-  const parsed = env.taskSchema.safeParse(line.value);
-  return parsed.success ? [] : describeIssues(parsed.error.issues, line.value).map((p) => `line ${line.line}: ${p}`);
+  return taskProblems(line.value, env).map((p) => `line ${line.line}: ${p}`);
+}
+
+/** What is wrong with one parsed row for an environment (field path first), or nothing. */
+export function taskProblems(value: unknown, env: AnyEnvironment): string[] {
+  const deep = fieldNestedTooDeep(value);
+  if (deep !== undefined) return [`${deep}: nested more than ${MAX_NESTING} levels deep (arrays/objects); such a row cannot be processed safely`];
+  const parsed = env.taskSchema.safeParse(value);
+  return parsed.success ? [] : describeIssues(parsed.error.issues, value);
 }
 
 /** Where the full list goes when the message shows only the first problems: one file per input, overwritten. */
