@@ -21,6 +21,12 @@ import type {
   ChatToolCall,
 } from './wire';
 
+/**
+ * Sampling settings outside the Responses API that a `sampling_overrides` may pin (vLLM and most
+ * chat servers take them): carried across the conversion under the same names, both ways.
+ */
+const SAMPLING_EXTRAS = ['seed', 'stop', 'top_k', 'min_p', 'frequency_penalty', 'presence_penalty', 'repetition_penalty'] as const;
+
 export type NewId = (prefix: string) => string;
 export const randomId: NewId = (prefix) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -123,7 +129,7 @@ function toResponsesToolChoice(choice: unknown): unknown {
 }
 
 /** Responses fields that have the same name and meaning in Chat Completions. */
-const SHARED_PARAMS = ['model', 'temperature', 'top_p', 'user', 'metadata', 'store', 'service_tier', 'top_logprobs'] as const;
+const SHARED_PARAMS = ['model', 'temperature', 'top_p', 'user', 'metadata', 'store', 'service_tier', 'top_logprobs', ...SAMPLING_EXTRAS] as const;
 
 /** Responses create params → chat create params (instructions, merged assistant turns, tools). */
 export function responsesToChatRequest(params: ResponseCreateParams): ChatParams {
@@ -223,6 +229,7 @@ export function chatRequestToResponses(request: ChatCompletionRequest): Response
   if (maxTokens != null) params.max_output_tokens = maxTokens;
   if (request.temperature != null) params.temperature = request.temperature;
   if (request.top_p != null) params.top_p = request.top_p;
+  for (const key of SAMPLING_EXTRAS) if (request[key] != null) params[key] = request[key];
   return params;
 }
 
