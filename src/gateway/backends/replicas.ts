@@ -79,8 +79,9 @@ export class Replicas {
     let text: string;
     try {
       mtime = (await stat(file)).mtimeMs;
-      // An unchanged file is not read again (it is stat'ed at most every endpoint_check_ms).
-      if (mtime === this.fileMtime && this.unpublishedSince === undefined) return;
+      // An unchanged file is not read again (it is stat'ed at most every endpoint_check_ms), except after a
+      // failed connection: a rewrite within the file system's mtime granularity must not go unseen then.
+      if (!recheck && mtime === this.fileMtime && this.unpublishedSince === undefined) return;
       text = await readFile(file, 'utf8');
     } catch (e) {
       // Serving jobs remove the file while they rotate: keep the last endpoints until a successor publishes.
