@@ -1,7 +1,7 @@
 // An Anthropic Messages upstream (`POST /v1/messages`): Responses params become a Messages request
 // and the Message a Responses object, so every gateway route can be served by a Claude model. Thinking
 // blocks keep their signature (as the reasoning item's encrypted_content) so a later turn can replay them.
-import { inputItems, type ConversationItem, type ResponseCreateParams, type ResponseObject } from '../../schemas/responses';
+import { inputItems, isMessage, type ConversationItem, type ResponseCreateParams, type ResponseObject } from '../../schemas/responses';
 import { chatRequestToResponses, contentText, randomId, responseToChatCompletion } from '../convert';
 import { GatewayError } from '../errors';
 import type { AnthropicModelSpec } from '../spec';
@@ -65,8 +65,13 @@ export function responsesToMessagesRequest(params: ResponseCreateParams, model: 
       if (item.encrypted_content) add('assistant', [{ type: 'thinking', thinking: item.summary.map((s) => s.text).join('\n'), signature: item.encrypted_content }]);
     } else if (item.type === 'function_call') {
       add('assistant', [{ type: 'tool_use', id: item.call_id, name: item.name, input: toolInput(item.arguments, at) }]);
-    } else if (item.type === 'function_call_output') {
+    } else if (item.type === 'custom_tool_call') {
+      // Anthropic tools take JSON input: a free-form input travels as {"input": text}.
+      add('assistant', [{ type: 'tool_use', id: item.call_id, name: item.name, input: { input: item.input } }]);
+    } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       add('user', [{ type: 'tool_result', tool_use_id: item.call_id, content: typeof item.output === 'string' ? item.output : userBlocks(item.output, `${at}.output`) }]);
+    } else if (!isMessage(item)) {
+      unsupported(`${at}.type`, `items of type "${String((item as { type?: unknown }).type)}" cannot be sent to an Anthropic model`);
     } else if (item.role === 'system' || item.role === 'developer') {
       if (turns.length > 0) unsupported(`${at}.role`, 'an Anthropic model takes system text only before the conversation');
       system.push(contentText(item.content));
@@ -85,7 +90,8 @@ export function responsesToMessagesRequest(params: ResponseCreateParams, model: 
   if (params.stop != null) request.stop_sequences = Array.isArray(params.stop) ? params.stop : [params.stop];
   const tools = params.tools ?? [];
   if (tools.length > 0) {
-    request.tools = tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: t.parameters ?? { type: 'object', properties: {} } }));
+    const custom = { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] };
+    request.tools = tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: (t.type === 'function' ? t.parameters : undefined) ?? (t.type === 'custom' ? custom : { type: 'object', properties: {} }) }));
     const choice = params.tool_choice as string | { type?: string; name?: string } | undefined | null;
     const picked: Record<string, unknown> | undefined =
       typeof choice === 'string' ? { type: TOOL_CHOICE[choice] ?? 'auto' } : choice?.type === 'function' ? { type: 'tool', name: choice.name } : undefined;
