@@ -39,7 +39,11 @@ export type ModelTimeouts = z.infer<typeof ModelTimeouts>;
  * call fails with `upstream_unreachable`. Strict, as for the timeouts.
  */
 export const Rotation = z.strictObject({
-  connection_retries: z.number().int().min(0).max(20).default(4),
+  /**
+   * Default 4 with replicas or an endpoint_file, where another attempt can land elsewhere; 0 for one fixed
+   * URL, where it would only delay the failure the caller's own retry policy handles.
+   */
+  connection_retries: z.number().int().min(0).max(20).optional(),
   retry_backoff_ms: z.number().int().min(0).max(10_000).default(100),
   /** How long a replica that refused a connection is passed over. */
   dead_for_ms: bound(30_000),

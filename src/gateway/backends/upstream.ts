@@ -37,12 +37,15 @@ function causeCode(e: unknown): string | undefined {
   return undefined;
 }
 
+/** Rotation settings with the retry count decided. */
+export type RotationBounds = Rotation & { connection_retries: number };
+
 export interface UpstreamSettings {
   /** How the upstream is named in errors (never with a key in it). */
   label: string;
   replicas: Replicas;
   timeouts: ModelTimeouts;
-  rotation: Rotation;
+  rotation: RotationBounds;
   /** Headers of every request, the key among them: resolved per call so a rotated key is used. */
   headers(): Record<string, string>;
   /** Text that must never leave in an error message (the key). */
@@ -225,13 +228,15 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
 export function upstreamPlacement(
   spec: { backend: string; model: string; base_url?: string | string[]; endpoint_file?: string; rotation?: unknown; timeouts?: unknown },
   fallback: string | undefined,
-): { replicas: Replicas; rotation: Rotation; timeouts: ModelTimeouts } {
-  const rotation = Rotation.parse(spec.rotation ?? {});
+): { replicas: Replicas; rotation: RotationBounds; timeouts: ModelTimeouts } {
+  const settings = Rotation.parse(spec.rotation ?? {});
   const timeouts = ModelTimeouts.parse(spec.timeouts ?? {});
   const given = spec.base_url === undefined ? [] : Array.isArray(spec.base_url) ? spec.base_url : [spec.base_url];
   const baseUrls = (given.length > 0 ? given : fallback !== undefined && spec.endpoint_file === undefined ? [fallback] : []).map((u) => u.replace(/\/+$/, ''));
   if (baseUrls.length === 0 && spec.endpoint_file === undefined) {
     throw new GymError('BAD_INPUT', `invalid model spec (${spec.backend} ${spec.model}): give base_url (one URL or a list of replicas) or endpoint_file`);
   }
+  const rotating = spec.endpoint_file !== undefined || baseUrls.length > 1;
+  const rotation = { ...settings, connection_retries: settings.connection_retries ?? (rotating ? 4 : 0) };
   return { replicas: new Replicas({ baseUrls, endpointFile: spec.endpoint_file }, rotation), rotation, timeouts };
 }
