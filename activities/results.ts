@@ -61,7 +61,7 @@ async function taskSet(store: RunStore): Promise<number[]> {
   return ids;
 }
 
-const modelLabel = (spec: ModelSpec) => (spec.backend === 'openai' ? spec.model : `mock:${spec.env}`);
+const modelLabel = (spec: ModelSpec) => (spec.backend === 'mock' ? `mock:${spec.env}` : spec.model);
 
 /** Who played the run's rollouts, from its manifest; a folder without one (written by hand) is "unknown". */
 async function groupOf(store: RunStore): Promise<GroupKey> {

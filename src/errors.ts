@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   JUDGE_FAILED: 8,
   /** A task's (or a model's) regex ran past its deadline: the same pattern on the same text would again. */
   REGEX_TIMEOUT: 8,
+  /** A rollout reached its cap on model calls or generated tokens (a runaway loop): retrying it runs into the same cap. */
+  CAP_EXCEEDED: 8,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -34,7 +36,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
  * Codes a retry cannot fix: bad input or task, and an upstream that refused the request (4xx other
  * than 408/409/429). Temporal is told never to retry them.
  */
-const NON_RETRYABLE = new Set<ErrorCode>(['BAD_FLAG', 'BAD_INPUT', 'NOT_FOUND', 'CONFLICT', 'SETUP_FAILED', 'BAD_TASK', 'MODEL_REJECTED', 'DISK_FULL', 'REGEX_TIMEOUT']);
+const NON_RETRYABLE = new Set<ErrorCode>(['BAD_FLAG', 'BAD_INPUT', 'NOT_FOUND', 'CONFLICT', 'SETUP_FAILED', 'BAD_TASK', 'MODEL_REJECTED', 'DISK_FULL', 'REGEX_TIMEOUT', 'CAP_EXCEEDED']);
 
 /**
  * Codes that stop the whole run instead of one rollout: with the disk full even the sidecar cannot be
@@ -53,6 +55,7 @@ const FAILURE_CLASS: Partial<Record<ErrorCode, FailureClass>> = {
   ENV_ERROR: 'env_error',
   VERIFY_ERROR: 'verify_error',
   JUDGE_FAILED: 'judge_failed',
+  CAP_EXCEEDED: 'cap_exceeded',
 };
 
 export class GymError extends Error {

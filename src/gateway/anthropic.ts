@@ -1,7 +1,7 @@
 // Anthropic Messages (`/v1/messages`) at the gateway's edge: the request validated, turned into the
 // Responses params every backend serves, and the Responses answer turned back into a Message.
 import { z } from 'zod';
-import type { ConversationItem, FunctionTool, ResponseCreateParams, ResponseObject } from '../schemas/responses';
+import { isMessage, type ConversationItem, type FunctionTool, type ResponseCreateParams, type ResponseObject } from '../schemas/responses';
 import { contentText, randomId } from './convert';
 import { GatewayError } from './errors';
 
@@ -147,7 +147,7 @@ export function responseToMessage(response: ResponseObject, model: string): Anth
   for (const item of response.output) {
     if (item.type === 'reasoning') content.push({ type: 'thinking', thinking: item.summary.map((s) => s.text).join('\n'), signature: '' });
     else if (item.type === 'function_call') content.push({ type: 'tool_use', id: item.call_id, name: item.name, input: toolInput(item.arguments, item.name) });
-    else if (item.type !== 'function_call_output' && item.role === 'assistant') content.push({ type: 'text', text: contentText(item.content) });
+    else if (isMessage(item) && item.role === 'assistant') content.push({ type: 'text', text: contentText(item.content) });
   }
   const usage = response.usage;
   return {

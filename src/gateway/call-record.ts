@@ -48,6 +48,8 @@ export interface ServedCall {
   stream: boolean;
   request: unknown;
   response?: unknown;
+  /** The model's sampling overrides, forced onto the call. */
+  samplingOverrides?: Record<string, unknown>;
   /** Token ids the route's wire shape has no place for (Anthropic's), captured from the backend's answer. */
   tokens?: TrainingTokenIds;
   error?: { code: string; message: string };
@@ -72,6 +74,7 @@ export function servedCallRecord(call: ServedCall): ModelCallRecord {
     status: call.status,
     request_digest: sha256Hex(canonicalJson(call.request ?? null)),
     request: requestSummary(call.request),
+    ...(call.samplingOverrides ? { sampling_overrides: call.samplingOverrides } : {}),
     ...(call.error ? { error: call.error } : {}),
     ...(call.response !== undefined ? { response: call.response, usage: response?.usage ?? null } : {}),
     ...(tokens ? { tokens } : {}),

@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { GymError } from '../errors';
 import {
   inputItems,
+  isMessage,
   type ConversationItem,
+  type CustomTool,
   type FunctionTool,
   type ResponseCreateParams,
   type ResponseObject,
@@ -20,6 +22,12 @@ import type {
   ChatTool,
   ChatToolCall,
 } from './wire';
+
+/**
+ * Sampling settings outside the Responses API that a `sampling_overrides` may pin (vLLM and most
+ * chat servers take them): carried across the conversion under the same names, both ways.
+ */
+const SAMPLING_EXTRAS = ['seed', 'stop', 'top_k', 'min_p', 'frequency_penalty', 'presence_penalty', 'repetition_penalty'] as const;
 
 export type NewId = (prefix: string) => string;
 export const randomId: NewId = (prefix) => `${prefix}_${randomBytes(12).toString('hex')}`;
@@ -81,10 +89,15 @@ function unsupportedPart(type: string, where: string): GymError {
 function toChatContent(content: string | readonly { type: string }[]): ChatContent {
   if (typeof content === 'string') return content;
   return content.map((part) => {
-    const p = part as { type: string; text?: string; image_url?: string; detail?: string; video_url?: string };
+    const p = part as { type: string; text?: string; image_url?: string; detail?: string; video_url?: string; input_audio?: unknown; file_id?: string; file_data?: string; filename?: string };
     if (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') return { type: 'text', text: p.text ?? '' };
     if (p.type === 'input_image') return { type: 'image_url', image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
     if (p.type === 'input_video') return { type: 'video_url', video_url: { url: p.video_url } };
+    if (p.type === 'input_audio') return { type: 'input_audio', input_audio: p.input_audio };
+    if (p.type === 'input_file') {
+      const file = { file_id: p.file_id, file_data: p.file_data, filename: p.filename };
+      return { type: 'file', file: Object.fromEntries(Object.entries(file).filter(([, v]) => v != null)) };
+    }
     throw unsupportedPart(p.type, 'a Responses message');
   });
 }
@@ -92,16 +105,32 @@ function toChatContent(content: string | readonly { type: string }[]): ChatConte
 function toResponsesContent(content: ChatContent): string | { type: string }[] {
   if (typeof content === 'string') return content;
   return content.map((part) => {
-    const p = part as { type: string; text?: string; image_url?: { url?: string; detail?: string } };
+    const p = part as { type: string; text?: string; image_url?: { url?: string; detail?: string }; video_url?: { url?: string }; input_audio?: unknown; file?: object };
     if (p.type === 'text') return { type: 'input_text', text: p.text ?? '' };
     if (p.type === 'image_url') {
       return { type: 'input_image', image_url: p.image_url?.url, ...(p.image_url?.detail ? { detail: p.image_url.detail } : {}) };
     }
+    if (p.type === 'video_url') return { type: 'input_video', video_url: p.video_url?.url };
+    if (p.type === 'input_audio') return { type: 'input_audio', input_audio: p.input_audio };
+    if (p.type === 'file') return { type: 'input_file', ...p.file };
     throw unsupportedPart(p.type, 'a chat message');
   });
 }
 
-function toChatTool(tool: FunctionTool): ChatTool {
+/**
+ * A tool's output for a chat tool message: text as a string (what every chat server takes), and an
+ * output with images or files as content parts, so nothing the tool returned is lost.
+ */
+function toolContent(output: string | readonly { type: string }[]): ChatContent {
+  if (typeof output === 'string') return output;
+  const textOnly = output.every((p) => p.type === 'input_text' || p.type === 'output_text' || p.type === 'text');
+  return textOnly ? contentText(output) : toChatContent(output);
+}
+
+function toChatTool(tool: FunctionTool | CustomTool): ChatTool {
+  if (tool.type === 'custom') {
+    return { type: 'custom', custom: { name: tool.name, ...(tool.description != null ? { description: tool.description } : {}), ...(tool.format != null ? { format: tool.format } : {}) } };
+  }
   return {
     type: 'function',
     function: {
@@ -123,7 +152,7 @@ function toResponsesToolChoice(choice: unknown): unknown {
 }
 
 /** Responses fields that have the same name and meaning in Chat Completions. */
-const SHARED_PARAMS = ['model', 'temperature', 'top_p', 'user', 'metadata', 'store', 'service_tier', 'top_logprobs'] as const;
+const SHARED_PARAMS = ['model', 'temperature', 'top_p', 'user', 'metadata', 'store', 'service_tier', 'top_logprobs', ...SAMPLING_EXTRAS] as const;
 
 /** Responses create params → chat create params (instructions, merged assistant turns, tools). */
 export function responsesToChatRequest(params: ResponseCreateParams): ChatParams {
@@ -151,9 +180,11 @@ export function responsesToChatRequest(params: ResponseCreateParams): ChatParams
       openTurn(item).content += `<think>${item.summary.map((s) => s.text).join('\n')}</think>`;
     } else if (item.type === 'function_call') {
       openTurn(item).toolCalls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
-    } else if (item.type === 'function_call_output') {
+    } else if (item.type === 'custom_tool_call') {
+      openTurn(item).toolCalls.push({ id: item.call_id, type: 'custom', custom: { name: item.name, input: item.input } });
+    } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       closeTurn();
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content: contentText(item.output) });
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolContent(item.output) });
     } else if (item.role === 'assistant') {
       openTurn(item).content += contentText(item.content);
     } else {
@@ -197,7 +228,11 @@ function assistantItems(message: AssistantChatMessage): ConversationItem[] {
     items.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: think.text, annotations: [] }] });
   }
   for (const call of calls) {
-    items.push({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' });
+    items.push(
+      call.type === 'custom'
+        ? { type: 'custom_tool_call', call_id: call.id, name: call.custom.name, input: call.custom.input, status: 'completed' }
+        : { type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments, status: 'completed' },
+    );
   }
   const tokens = trainingTokensOf(message);
   if (tokens && items.length > 0) items[items.length - 1] = { ...items[items.length - 1]!, ...tokens };
@@ -207,22 +242,36 @@ function assistantItems(message: AssistantChatMessage): ConversationItem[] {
 /** Chat create params → Responses create params; the mock serves chat callers with it. */
 export function chatRequestToResponses(request: ChatCompletionRequest): ResponseCreateParams & { model: string } {
   const input: ConversationItem[] = [];
+  // Chat's tool messages do not say which kind of tool answered; the call they answer does.
+  const customCalls = new Set<string>();
   for (const message of request.messages) {
-    if (message.role === 'assistant') input.push(...assistantItems(message));
-    else if (message.role === 'tool') input.push({ type: 'function_call_output', call_id: message.tool_call_id, output: contentText(message.content) });
-    else input.push({ type: 'message', role: message.role, content: toResponsesContent(message.content) });
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) if (call.type === 'custom') customCalls.add(call.id);
+      input.push(...assistantItems(message));
+    } else if (message.role === 'tool') {
+      const output = typeof message.content === 'string' ? message.content : (toResponsesContent(message.content) as { type: string }[]);
+      input.push({ type: customCalls.has(message.tool_call_id) ? 'custom_tool_call_output' : 'function_call_output', call_id: message.tool_call_id, output });
+    } else {
+      input.push({ type: 'message', role: message.role, content: toResponsesContent(message.content) });
+    }
   }
   const params: ResponseCreateParams & { model: string } = { model: request.model, input };
   const tools = request.tools ?? [];
   if (tools.length > 0) {
-    params.tools = tools.map((t) => ({ type: 'function', name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+    params.tools = tools.map((t) =>
+      t.type === 'custom'
+        ? { type: 'custom', name: t.custom.name, description: t.custom.description, ...(t.custom.format != null ? { format: t.custom.format } : {}) }
+        : { type: 'function', name: t.function.name, description: t.function.description, parameters: t.function.parameters },
+    );
   }
+  if (request.reasoning_effort != null) params.reasoning = { effort: request.reasoning_effort };
   if (request.tool_choice != null) params.tool_choice = toResponsesToolChoice(request.tool_choice);
   if (request.parallel_tool_calls != null) params.parallel_tool_calls = request.parallel_tool_calls;
   const maxTokens = request.max_completion_tokens ?? request.max_tokens;
   if (maxTokens != null) params.max_output_tokens = maxTokens;
   if (request.temperature != null) params.temperature = request.temperature;
   if (request.top_p != null) params.top_p = request.top_p;
+  for (const key of SAMPLING_EXTRAS) if (request[key] != null) params[key] = request[key];
   return params;
 }
 
@@ -278,7 +327,8 @@ export function responseToChatCompletion(response: ResponseObject, options: { ne
   for (const item of response.output) {
     if (item.type === 'reasoning') reasoning.push(...item.summary.map((s) => s.text));
     else if (item.type === 'function_call') toolCalls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
-    else if (item.type !== 'function_call_output' && item.role === 'assistant') text += contentText(item.content);
+    else if (item.type === 'custom_tool_call') toolCalls.push({ id: item.call_id, type: 'custom', custom: { name: item.name, input: item.input } });
+    else if (isMessage(item) && item.role === 'assistant') text += contentText(item.content);
   }
   const incompleteReason = response.incomplete_details?.reason;
   const finishReason =

@@ -29,8 +29,10 @@ export class GatewayError extends GymError {
     readonly errorCode: string,
     message: string,
     readonly param: string | null = null,
+    /** The product's code when the status alone does not say it (a rollout's cap). */
+    code?: ErrorCode,
   ) {
-    super(gymCodeFor(status), message);
+    super(code ?? gymCodeFor(status), message);
     this.name = 'GatewayError';
   }
 }

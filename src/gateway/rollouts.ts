@@ -17,6 +17,10 @@ export const RolloutRegistration = z.strictObject({
   model: z.string().min(1).optional(),
   /** What the calls are for: the health checks count only policy calls against a rollout's record. */
   role: z.enum(['policy', 'judge']).default('policy'),
+  /** Stops a runaway loop: calls beyond this many are refused with `rollout_cap_exceeded`. */
+  max_model_calls: z.number().int().min(1).optional(),
+  /** Generated tokens the attempt may use in all; each call's max tokens is lowered to what is left. */
+  max_generated_tokens: z.number().int().min(1).optional(),
 });
 export type RolloutRegistration = z.infer<typeof RolloutRegistration>;
 export type RolloutRegistrationInput = z.input<typeof RolloutRegistration>;
@@ -25,6 +29,9 @@ export interface RolloutScope extends Omit<RolloutRegistration, 'id'> {
   id: string;
   /** Calls made through this scope so far: the `step` of the next one's log line. */
   calls: number;
+  /** Calls handed to a backend so far, and the tokens they generated: what the caps count. */
+  modelCalls: number;
+  generatedTokens: number;
 }
 
 export function attemptId(rolloutId: string, attempt: number): string {
@@ -48,9 +55,16 @@ export function parseRegistration(input: unknown): RolloutRegistration {
 export class RolloutTable {
   private readonly scopes = new Map<string, RolloutScope>();
 
-  /** Registering the same id again (a retried activity) replaces it but keeps counting its calls. */
+  /** Registering the same id again (a retried activity) replaces it but keeps counting its calls (and what the caps count). */
   add(registration: RolloutRegistration): RolloutScope {
-    const scope: RolloutScope = { ...registration, id: registration.id!, calls: this.scopes.get(registration.id!)?.calls ?? 0 };
+    const known = this.scopes.get(registration.id!);
+    const scope: RolloutScope = {
+      ...registration,
+      id: registration.id!,
+      calls: known?.calls ?? 0,
+      modelCalls: known?.modelCalls ?? 0,
+      generatedTokens: known?.generatedTokens ?? 0,
+    };
     this.scopes.set(scope.id, scope);
     return scope;
   }

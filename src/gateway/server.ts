@@ -14,13 +14,16 @@ import { createLogger } from '../util/logger';
 import { anthropicError, MessagesRequest, messagesToResponses, responseToMessage } from './anthropic';
 import type { Backend, CallContext } from './backends/backend';
 import { mockBackend, mockFiles } from './backends/mock';
+import { anthropicBackend } from './backends/anthropic';
 import { openaiBackend } from './backends/openai';
+import { vllmBackend } from './backends/vllm';
 import { servedCallRecord, wireTokens } from './call-record';
 import type { TrainingTokenIds } from './convert';
 import { GatewayError, toHttpError, type OpenAIErrorBody } from './errors';
 import { admitHttp, gatewayToken } from './guard';
 import { readJson, sendJson, validateBody } from './http';
 import { parseRegistration, RolloutTable, type RolloutRegistrationInput, type RolloutScope } from './rollouts';
+import { withOverrides, withTokenCeiling, type RequestShape } from './sampling';
 import { modelName, parseModelSpec, type ModelSpec, type ModelSpecInput } from './spec';
 import { chatStream, messagesStream, responsesStream, sseText, type SseEvent, type StreamProtocol } from './streams';
 import { ChatCompletionRequest, ResponsesRequest } from './wire';
@@ -78,6 +81,7 @@ export interface GatewayOptions {
 
 interface Registered {
   backend: Backend;
+  spec: ModelSpec;
   created: number;
 }
 
@@ -105,10 +109,20 @@ interface Exchange {
   openStream(headers: Record<string, string>): EventSink;
 }
 
+interface Model {
+  backend: Backend;
+  ctx: CallContext;
+  /**
+   * The request the backend gets: the model's sampling overrides forced on, max tokens lowered to the
+   * rollout's remaining token budget. Counts the call against the rollout's cap on model calls.
+   */
+  prepare<T extends object>(request: T, shape: RequestShape): T;
+}
+
 interface Call {
   body(): Promise<unknown>;
   /** Resolves a model name (or the rollout's model), and records which backend answers for the reply and the log line. */
-  useModel(name: string): { backend: Backend; ctx: CallContext };
+  useModel(name: string): Model;
   /** Token ids the route's wire shape cannot carry, kept for the call log. */
   capture(tokens: TrainingTokenIds | undefined): void;
 }
@@ -124,6 +138,28 @@ const ROLLOUTS_PATH = '/gymflow/rollouts';
 /** The routes whose calls a rollout-scoped URL logs. */
 const MODEL_ROUTES = new Set(['/v1/responses', '/v1/chat/completions', '/v1/messages']);
 
+/**
+ * Admits one more model call of a rollout under its caps, or refuses it with its own failure class
+ * (CAP_EXCEEDED: a runaway loop, not a model fault); the tokens the call may still generate.
+ */
+function admitUnderCaps(scope: RolloutScope): number | undefined {
+  if (scope.max_model_calls !== undefined && scope.modelCalls >= scope.max_model_calls) {
+    throw new GatewayError(400, 'invalid_request_error', 'rollout_cap_exceeded', `rollout attempt "${scope.id}" has made its ${scope.max_model_calls} model calls (max_model_calls); the rollout is stopped as a runaway loop`, null, 'CAP_EXCEEDED');
+  }
+  const remaining = scope.max_generated_tokens === undefined ? undefined : scope.max_generated_tokens - scope.generatedTokens;
+  if (remaining !== undefined && remaining <= 0) {
+    throw new GatewayError(400, 'invalid_request_error', 'rollout_cap_exceeded', `rollout attempt "${scope.id}" has generated its ${scope.max_generated_tokens} tokens (max_generated_tokens); the rollout is stopped as a runaway loop`, null, 'CAP_EXCEEDED');
+  }
+  scope.modelCalls++;
+  return remaining;
+}
+
+/** Generated tokens as the route's usage counts them, for answers without token ids. */
+function generatedByUsage(usage: Record<string, unknown> | null | undefined): number {
+  const n = usage?.output_tokens ?? usage?.completion_tokens;
+  return typeof n === 'number' ? n : 0;
+}
+
 function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
@@ -138,7 +174,16 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   let origin = '';
 
   function createBackend(spec: ModelSpec): Backend {
-    return spec.backend === 'mock' ? mockBackend(spec, files) : openaiBackend(spec);
+    switch (spec.backend) {
+      case 'mock':
+        return mockBackend(spec, files);
+      case 'openai':
+        return openaiBackend(spec);
+      case 'vllm':
+        return vllmBackend(spec);
+      case 'anthropic':
+        return anthropicBackend(spec);
+    }
   }
 
   function registerRollout(input: RolloutRegistrationInput): { id: string; baseUrl: string } {
@@ -154,8 +199,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     '/v1/responses': {
       POST: async (call) => {
         const body = validateBody(ResponsesRequest, await call.body());
-        const { backend, ctx } = call.useModel(body.model);
-        const result = () => backend.responses({ ...body, stream: false }, ctx);
+        const { backend, ctx, prepare } = call.useModel(body.model);
+        const request = prepare({ ...body, stream: false }, 'responses');
+        const result = () => backend.responses(request, ctx);
         if (!body.stream) return { body: await result() };
         return { stream: responsesStream({ model: body.model, request: body }), result };
       },
@@ -163,8 +209,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     '/v1/chat/completions': {
       POST: async (call) => {
         const { stream, stream_options: options, ...body } = validateBody(ChatCompletionRequest, await call.body());
-        const { backend, ctx } = call.useModel(body.model);
-        const result = () => backend.chatCompletions(body, ctx);
+        const { backend, ctx, prepare } = call.useModel(body.model);
+        const request = prepare(body, 'chat');
+        const result = () => backend.chatCompletions(request, ctx);
         if (!stream) return { body: await result() };
         const includeUsage = (options as { include_usage?: unknown } | undefined)?.include_usage === true;
         return { stream: chatStream({ model: body.model, includeUsage }), result };
@@ -173,10 +220,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     '/v1/messages': {
       POST: async (call) => {
         const request = validateBody(MessagesRequest, await call.body());
-        const params = messagesToResponses(request);
-        const { backend, ctx } = call.useModel(request.model);
+        const { backend, ctx, prepare } = call.useModel(request.model);
+        const params = prepare({ ...messagesToResponses(request), model: ctx.model }, 'responses');
         const result = async () => {
-          const response: ResponseObject = await backend.responses({ ...params, model: ctx.model }, ctx);
+          const response: ResponseObject = await backend.responses(params, ctx);
           call.capture(wireTokens(response));
           return responseToMessage(response, request.model);
         };
@@ -233,6 +280,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     let scope: RolloutScope | undefined;
     let request: unknown;
     let tokens: TrainingTokenIds | undefined;
+    let overrides: Record<string, unknown> | undefined;
 
     const call: Call = {
       body: async () => (request = await exchange.body()),
@@ -245,7 +293,16 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         }
         model = chosen;
         backendKind = registered.backend.kind;
-        return { backend: registered.backend, ctx: { model: chosen!, rolloutId, log, signal } };
+        const { spec } = registered;
+        overrides = spec.backend === 'mock' ? undefined : spec.sampling_overrides;
+        return {
+          backend: registered.backend,
+          ctx: { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal },
+          prepare: (request, shape) => {
+            const remaining = scope ? admitUnderCaps(scope) : undefined;
+            return withTokenCeiling(withOverrides(request, overrides, shape), remaining, shape);
+          },
+        };
       },
       capture: (captured) => void (tokens = captured),
     };
@@ -282,8 +339,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         status,
         stream: streamed,
         request,
+        ...(overrides ? { samplingOverrides: overrides } : {}),
         ...(answered ? { response: body, tokens } : { error: { code: failure!.error_code, message: failure!.error } }),
       });
+      if (answered) scope.generatedTokens += line.tokens?.generation_token_ids.length ?? generatedByUsage(line.usage);
       try {
         await callLog(scope.run_dir).append(line);
       } catch (e) {
@@ -398,7 +457,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     register(input) {
       const spec = parseModelSpec(input);
       const name = modelName(spec);
-      if (!models.has(name)) models.set(name, { backend: createBackend(spec), created: Math.floor(Date.now() / 1000) });
+      if (!models.has(name)) models.set(name, { backend: createBackend(spec), spec, created: Math.floor(Date.now() / 1000) });
       return name;
     },
     registerRollout,

@@ -33,26 +33,106 @@ export const ModelTimeouts = z.strictObject({
 });
 export type ModelTimeouts = z.infer<typeof ModelTimeouts>;
 
+/**
+ * How connection failures are ridden out across replicas and endpoint rotation. Every loop is bounded:
+ * after `connection_retries` more attempts (paused `retry_backoff_ms`, doubling, at most 2 s each) the
+ * call fails with `upstream_unreachable`. Strict, as for the timeouts.
+ */
+export const Rotation = z.strictObject({
+  /**
+   * Default 4 with replicas or an endpoint_file, where another attempt can land elsewhere; 0 for one fixed
+   * URL, where it would only delay the failure the caller's own retry policy handles.
+   */
+  connection_retries: z.number().int().min(0).max(20).optional(),
+  retry_backoff_ms: z.number().int().min(0).max(10_000).default(100),
+  /** How long a replica that refused a connection is passed over. */
+  dead_for_ms: bound(30_000),
+  /** How often `endpoint_file` is checked for a change; a failed connection checks it at once. */
+  endpoint_check_ms: z.number().int().min(0).max(HOUR_MS).default(1_000),
+  /** How long a missing or empty `endpoint_file` keeps the endpoints it last named in use. */
+  endpoint_stale_grace_ms: bound(300_000),
+});
+export type Rotation = z.infer<typeof Rotation>;
+
+/**
+ * Sampling settings forced onto every call to the model, whatever the caller sent (NeMo Gym's
+ * `sampling_overrides`): a harness picks its own settings, and on-policy training needs the pinned ones.
+ * Neutral names; each backend writes them in its upstream's vocabulary (`max_tokens` is Responses'
+ * `max_output_tokens`, `stop` Anthropic's `stop_sequences`).
+ */
+export const SamplingOverrides = z.strictObject({
+  temperature: z.number().min(0).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  top_k: z.number().int().optional(),
+  min_p: z.number().min(0).max(1).optional(),
+  max_tokens: z.number().int().min(1).optional(),
+  seed: z.number().int().optional(),
+  stop: z.union([z.string(), z.array(z.string())]).optional(),
+  frequency_penalty: z.number().optional(),
+  presence_penalty: z.number().optional(),
+  repetition_penalty: z.number().optional(),
+});
+export type SamplingOverrides = z.infer<typeof SamplingOverrides>;
+
+const Url = z.string().url();
+
+/**
+ * Where an upstream is, for every HTTP backend: one base URL, several replicas (a rollout sticks to
+ * one), or a file a serving job rewrites when it moves (one URL per line, re-read on change). All
+ * optional so a spec that sets none hashes as it did before they existed.
+ */
+const UpstreamFields = {
+  base_url: z.union([Url, z.array(Url).min(1)]).optional(),
+  endpoint_file: z.string().min(1).optional(),
+  rotation: Rotation.optional(),
+  /** Optional so a spec that does not set them hashes (model name, run identity) as it did before; the backend fills in the defaults. */
+  timeouts: ModelTimeouts.optional(),
+  sampling_overrides: SamplingOverrides.optional(),
+};
+
 export const OpenAIModelSpec = z.object({
   backend: z.literal('openai'),
   model: z.string(),
-  base_url: z.string().url().optional(),
   /** The NAME of the environment variable holding the key; the key itself never enters a spec. */
   api_key_env: z.string().default('OPENAI_API_KEY'),
-  /**
-   * Optional so a spec that does not set them hashes (model name, run identity) as it did before
-   * timeouts existed; the backend fills in the defaults.
-   */
-  timeouts: ModelTimeouts.optional(),
+  /** What the upstream speaks: `chat` serves Responses callers through the Responses↔Chat conversion. */
+  api: z.enum(['responses', 'chat']).optional(),
+  ...UpstreamFields,
 });
 
-export const ModelSpec = z.discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec]);
+/** vLLM's OpenAI server, asked for the sampled token ids and log-probs of every generation. */
+export const VLLMModelSpec = z.object({
+  backend: z.literal('vllm'),
+  model: z.string(),
+  /** vLLM runs without a key unless started with --api-key; then name the variable holding it. */
+  api_key_env: z.string().optional(),
+  /** Stream from vLLM (tokens arrive as generated, so `idle_ms`, not `first_byte_ms`, bounds a long generation). */
+  stream_upstream: z.boolean().optional(),
+  ...UpstreamFields,
+});
+
+/** An Anthropic Messages upstream (`/v1/messages`). */
+export const AnthropicModelSpec = z.object({
+  backend: z.literal('anthropic'),
+  model: z.string(),
+  api_key_env: z.string().default('ANTHROPIC_API_KEY'),
+  /** Messages requires max_tokens; used when the caller sets none. */
+  max_tokens: z.number().int().min(1).default(8192),
+  anthropic_version: z.string().default('2023-06-01'),
+  ...UpstreamFields,
+});
+
+export const ModelSpec = z.discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec, VLLMModelSpec, AnthropicModelSpec]);
 
 export type ModelSpec = z.infer<typeof ModelSpec>;
 /** A spec as written by a caller, defaults not yet applied. */
 export type ModelSpecInput = z.input<typeof ModelSpec>;
 export type MockModelSpec = z.infer<typeof MockModelSpec>;
 export type OpenAIModelSpec = z.infer<typeof OpenAIModelSpec>;
+export type VLLMModelSpec = z.infer<typeof VLLMModelSpec>;
+export type AnthropicModelSpec = z.infer<typeof AnthropicModelSpec>;
+/** The specs of backends that call an upstream over HTTP. */
+export type UpstreamModelSpec = OpenAIModelSpec | VLLMModelSpec | AnthropicModelSpec;
 
 export function parseModelSpec(input: ModelSpecInput): ModelSpec {
   const parsed = ModelSpec.safeParse(input);

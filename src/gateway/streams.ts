@@ -67,6 +67,11 @@ export function chatStream(opts: { model: string; includeUsage: boolean }): Stre
       const text = message?.content == null ? '' : contentText(message.content);
       events.push(...textDeltas(text).map((t) => chunk([delta({ content: t })])));
       message?.tool_calls?.forEach((call, index) => {
+        if (call.type === 'custom') {
+          // OpenAI streams a custom tool's input whole: it is free text, not JSON to assemble.
+          events.push(chunk([delta({ tool_calls: [{ index, id: call.id, type: 'custom', custom: call.custom }] })]));
+          return;
+        }
         events.push(chunk([delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] })]));
         events.push(...textDeltas(call.function.arguments).map((a) => chunk([delta({ tool_calls: [{ index, function: { arguments: a } }] })])));
       });

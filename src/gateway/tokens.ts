@@ -136,7 +136,7 @@ function messageBody(message: ChatMessage): string {
   const text = message.content == null ? '' : contentText(message.content);
   if (message.role !== 'assistant' || !message.tool_calls?.length) return text;
   const calls = message.tool_calls.map(
-    (c) => `<tool_call>${JSON.stringify({ name: c.function.name, arguments: c.function.arguments })}</tool_call>`,
+    (c) => `<tool_call>${JSON.stringify(c.type === 'custom' ? { name: c.custom.name, input: c.custom.input } : { name: c.function.name, arguments: c.function.arguments })}</tool_call>`,
   );
   return [text, ...calls].filter((part) => part.length > 0).join('\n');
 }

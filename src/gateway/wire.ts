@@ -13,11 +13,20 @@ export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
 export const ChatContentPart = z.looseObject({ type: z.string() });
 export const ChatContent = z.union([z.string(), z.array(ChatContentPart)]);
 
-export const ChatToolCall = z.looseObject({
+export const FunctionChatToolCall = z.looseObject({
   id: z.string(),
   type: z.literal('function'),
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
+
+/** A call of a custom (free-form input) tool: OpenAI's chat shape for Responses' custom_tool_call. */
+export const CustomChatToolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal('custom'),
+  custom: z.looseObject({ name: z.string(), input: z.string() }),
+});
+
+export const ChatToolCall = z.discriminatedUnion('type', [FunctionChatToolCall, CustomChatToolCall]);
 
 const SimpleChatMessage = (role: 'system' | 'developer' | 'user') =>
   z.looseObject({ role: z.literal(role), content: ChatContent, name: z.string().optional() });
@@ -42,7 +51,7 @@ export const ChatMessage = z.discriminatedUnion('role', [
   ToolChatMessage,
 ]);
 
-export const ChatTool = z.looseObject({
+export const FunctionChatTool = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
     name: z.string().min(1),
@@ -50,6 +59,13 @@ export const ChatTool = z.looseObject({
     parameters: z.record(z.string(), z.unknown()).optional(),
   }),
 });
+
+export const CustomChatTool = z.looseObject({
+  type: z.literal('custom'),
+  custom: z.looseObject({ name: z.string().min(1), description: z.string().optional(), format: z.unknown().optional() }),
+});
+
+export const ChatTool = z.discriminatedUnion('type', [FunctionChatTool, CustomChatTool]);
 
 export const ChatCompletionRequest = z.looseObject({
   model: z.string().min(1),
@@ -95,6 +111,7 @@ export type ChatToolCall = z.infer<typeof ChatToolCall>;
 export type ChatMessage = z.infer<typeof ChatMessage>;
 export type AssistantChatMessage = z.infer<typeof AssistantChatMessage>;
 export type ChatTool = z.infer<typeof ChatTool>;
+export type FunctionChatTool = z.infer<typeof FunctionChatTool>;
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 export type ChatParams = z.infer<typeof ChatParams>;
 export type ChatCompletion = z.infer<typeof ChatCompletion>;

@@ -45,6 +45,8 @@ export const FailureClass = z.enum([
   'env_error',
   'timeout',
   'bad_task',
+  /** The rollout hit its cap on model calls or generated tokens (the gateway's per-rollout caps). */
+  'cap_exceeded',
   'internal',
 ]);
 export type FailureClass = z.infer<typeof FailureClass>;
@@ -96,6 +98,8 @@ export const ModelCallRecord = z.looseObject({
   /** Usage as the route's wire shape reports it (also inside `response`). */
   usage: z.record(z.string(), z.unknown()).nullish(),
   /** The generation's token ids and log-probs, whatever the route's wire shape (Anthropic's has no place for them). */
+  /** The model's `sampling_overrides`, forced onto this call over what the caller sent. */
+  sampling_overrides: z.record(z.string(), z.unknown()).optional(),
   tokens: z
     .object({ prompt_token_ids: z.array(z.number().int()), generation_token_ids: z.array(z.number().int()), generation_log_probs: z.array(z.number()) })
     .optional(),

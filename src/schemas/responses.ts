@@ -67,8 +67,26 @@ export const ReasoningItem = z.looseObject({
   ...TrainingTokens,
 });
 
+/** A call of a custom (free-form input) tool, as the Responses API sends it. */
+export const CustomToolCallItem = z.looseObject({
+  type: z.literal('custom_tool_call'),
+  id: z.string().nullish(),
+  call_id: z.string(),
+  name: z.string(),
+  input: z.string(),
+  status: z.string().nullish(),
+  ...TrainingTokens,
+});
+
+export const CustomToolCallOutputItem = z.looseObject({
+  type: z.literal('custom_tool_call_output'),
+  id: z.string().nullish(),
+  call_id: z.string(),
+  output: z.union([z.string(), z.array(ContentPart)]),
+});
+
 /** Any item of a conversation: what a task's input holds and what a model or tool appends. */
-export const ConversationItem = z.union([MessageItem, FunctionCallItem, FunctionCallOutputItem, ReasoningItem]);
+export const ConversationItem = z.union([MessageItem, FunctionCallItem, FunctionCallOutputItem, ReasoningItem, CustomToolCallItem, CustomToolCallOutputItem]);
 
 export const FunctionTool = z.looseObject({
   type: z.literal('function'),
@@ -78,11 +96,19 @@ export const FunctionTool = z.looseObject({
   strict: z.boolean().nullish(),
 });
 
+/** A tool that takes free-form text (optionally constrained by a grammar) instead of JSON arguments. */
+export const CustomTool = z.looseObject({
+  type: z.literal('custom'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  format: z.unknown().optional(),
+});
+
 export const ResponseCreateParams = z.looseObject({
   input: z.union([z.string(), z.array(ConversationItem)]),
   instructions: z.string().nullish(),
   model: z.string().nullish(),
-  tools: z.array(FunctionTool).nullish(),
+  tools: z.array(z.union([FunctionTool, CustomTool])).nullish(),
   tool_choice: z.unknown().optional(),
   parallel_tool_calls: z.boolean().nullish(),
   temperature: z.number().nullish(),
@@ -115,9 +141,16 @@ export type MessageItem = z.infer<typeof MessageItem>;
 export type FunctionCallItem = z.infer<typeof FunctionCallItem>;
 export type FunctionCallOutputItem = z.infer<typeof FunctionCallOutputItem>;
 export type FunctionTool = z.infer<typeof FunctionTool>;
+export type CustomTool = z.infer<typeof CustomTool>;
+export type CustomToolCallItem = z.infer<typeof CustomToolCallItem>;
 export type ResponseCreateParams = z.infer<typeof ResponseCreateParams>;
 export type ResponseObject = z.infer<typeof ResponseObject>;
 export type Usage = z.infer<typeof Usage>;
+
+/** A message item (its `type` may be left out, as NeMo Gym's task rows do). */
+export function isMessage(item: ConversationItem): item is MessageItem {
+  return item.type === undefined || item.type === 'message';
+}
 
 /** The items of a string-or-list input, with a bare string turned into one user message as NeMo Gym does. */
 export function inputItems(input: ResponseCreateParams['input']): ConversationItem[] {

@@ -2,10 +2,13 @@
 // token, fixture rows, and a minimal agent loop that plays an episode against the gateway with an
 // environment's tools.
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { getEnvironment } from '../../src/environments/registry';
+import { ModelCallRecord } from '../../src/schemas/records';
 import { functionCalls, inputItems, type ConversationItem, type ResponseObject } from '../../src/schemas/responses';
 import type { TaskRow } from '../../src/schemas/task';
 import { startGateway, type Gateway } from '../../src/gateway/server';
@@ -57,6 +60,26 @@ export async function postJson(gateway: Gateway, route: string, body: unknown, h
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+/** POSTs JSON to a route under any base URL of the gateway (e.g. a rollout-scoped one) with its token. */
+export async function postTo(gateway: Gateway, baseUrl: string, route: string, body: unknown): Promise<JsonReply> {
+  const res = await fetch(`${baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeader(gateway) }, body: JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+export async function runFolder(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'gymflow-gateway-run-'));
+}
+
+/** The model call log lines of a run folder, validated, in call order. */
+export async function callRecords(runDir: string): Promise<ModelCallRecord[]> {
+  const dir = path.join(runDir, 'model_calls');
+  const lines: ModelCallRecord[] = [];
+  for (const f of await readdir(dir)) {
+    for (const l of (await readFile(path.join(dir, f), 'utf8')).split('\n').filter(Boolean)) lines.push(ModelCallRecord.parse(JSON.parse(l)));
+  }
+  return lines.sort((a, b) => a.step - b.step);
 }
 
 /** Items without the ForTraining token fields, to compare what a model said. */

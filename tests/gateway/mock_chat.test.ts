@@ -27,7 +27,7 @@ function chatRequest(task: TaskRow): { messages: ChatCompletionMessageParam[]; t
     messages: (params.input as { role: 'system' | 'user'; content: string }[]).map((m) => ({ role: m.role, content: m.content })),
     tools: (params.tools ?? []).map((t) => ({
       type: 'function' as const,
-      function: { name: t.name, description: t.description ?? undefined, parameters: t.parameters ?? undefined },
+      function: { name: t.name, description: t.description ?? undefined, parameters: (t.type === 'function' ? t.parameters : undefined) ?? undefined },
     })),
   };
 }

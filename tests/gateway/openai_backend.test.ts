@@ -72,6 +72,32 @@ describe('pass-through', () => {
     expect(res.body.choices[0].message.content).toBe('Hi from the fake upstream.');
   });
 
+  it('serves Responses callers from a chat-only upstream (api: chat) through the conversion', async () => {
+    const fake = await upstream();
+    const model = g.gateway.register({ backend: 'openai', api: 'chat', model: 'gpt-fake-chat-only', base_url: fake.url, api_key_env: KEY_ENV });
+    const input = [
+      { role: 'user', content: 'Weather?' },
+      { type: 'function_call', call_id: 'c1', name: 'w', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'sunny' },
+    ];
+    const res = await postJson(g.gateway, '/responses', { model, instructions: 'Be brief.', input, tools: [{ type: 'function', name: 'w' }], max_output_tokens: 50 });
+    expect(res.status).toBe(200);
+    expect(fake.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
+    expect(fake.requests[0]!.body).toMatchObject({
+      model: 'gpt-fake-chat-only',
+      max_tokens: 50,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+      ],
+      tools: [{ type: 'function', function: { name: 'w' } }],
+    });
+    expect(res.body).toMatchObject({ object: 'response', status: 'completed', usage: { input_tokens: 9, output_tokens: 5 } });
+    expect(res.body.output[0].content[0].text).toBe('Hi from the fake upstream.');
+  });
+
   it('uses OPENAI_BASE_URL when the spec has no base_url', async () => {
     const fake = await upstream();
     const before = process.env.OPENAI_BASE_URL;

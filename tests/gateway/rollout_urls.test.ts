@@ -2,15 +2,13 @@
 // Python openai and anthropic clients (subprocesses in a cached venv) and over plain HTTP — is tied to its
 // rollout and attempt and logged into the registered run folder, whole or streamed, token ids included;
 // the health checks read those lines; unknown ids get a 404 that says what to do.
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestCall } from '../../src/health/evidence';
-import { ModelCallRecord } from '../../src/schemas/records';
 import type { TaskRow } from '../../src/schemas/task';
 import { callWithPython, clientsPython, type PythonCall, type PythonResult } from '../helpers/python-clients';
-import { authHeader, gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, type CapturedGateway } from './helpers';
+import { authHeader, callRecords, gatewayWithLogs, MULTI_STEP_TASKS, postJson, readJsonl, runFolder, type CapturedGateway } from './helpers';
 
 const ENV = 'example_multi_step';
 const task = readJsonl<TaskRow>(MULTI_STEP_TASKS)[1]!;
@@ -27,19 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await g.gateway.close();
 });
-
-async function runFolder(): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), 'gymflow-rollout-url-'));
-}
-
-async function callRecords(runDir: string): Promise<ModelCallRecord[]> {
-  const dir = path.join(runDir, 'model_calls');
-  const lines: ModelCallRecord[] = [];
-  for (const f of await readdir(dir)) {
-    for (const l of (await readFile(path.join(dir, f), 'utf8')).split('\n').filter(Boolean)) lines.push(ModelCallRecord.parse(JSON.parse(l)));
-  }
-  return lines.sort((a, b) => a.step - b.step);
-}
 
 /** The task as an Anthropic Messages request: system text apart, tools with input schemas. */
 function anthropicRequest(): Record<string, unknown> {

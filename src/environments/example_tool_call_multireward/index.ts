@@ -31,7 +31,7 @@ function parseArguments(call: FunctionCallItem): { args: Map<string, PyJson>; is
 /** `required` of the first tool in the request with this name; none if the tool is not offered. */
 function requiredParams(task: MultiRewardTask, name: string): unknown[] {
   const tool = task.responses_create_params.tools?.find((t) => t.name === name);
-  const required = tool?.parameters?.required;
+  const required = tool?.type === 'function' ? tool.parameters?.required : undefined;
   return Array.isArray(required) ? required : [];
 }
 

@@ -1,7 +1,9 @@
 // What every model backend offers the gateway's routes: the two OpenAI create calls, already
-// validated at the edge, answered with OpenAI-shaped objects (or a thrown GymError).
+// validated at the edge, answered with OpenAI-shaped objects (or a thrown GatewayError).
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { ResponseObject } from '../../schemas/responses';
+import { GatewayError } from '../errors';
 import type { ModelSpec } from '../spec';
 import type { ChatCompletion, ChatCompletionRequest, ResponsesRequest } from '../wire';
 
@@ -10,6 +12,8 @@ export interface CallContext {
   model: string;
   /** From `x-gymflow-rollout-id`: ties the call to a rollout (and seeds the mock). */
   rolloutId?: string;
+  /** What keeps a rollout on one replica: the rollout-scoped URL's id, else the rollout id. */
+  session?: string;
   log: Logger;
   /** Aborted when the caller disconnects (or its in-process signal fires), so abandoned calls stop waiting on upstreams. */
   signal: AbortSignal;
@@ -21,4 +25,12 @@ export interface Backend {
   chatCompletions(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion>;
   /** Releases connections when the gateway closes; backends that hold none leave it out. */
   close?(): Promise<void>;
+}
+
+/** An upstream's answer checked against the shape it must have, or a 502 naming the first bad field. */
+export function validUpstreamReply<T extends z.ZodType>(schema: T, reply: unknown, upstream: string, what: string): z.infer<T> {
+  const parsed = schema.safeParse(reply);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${upstream} returned an invalid ${what}: ${issue.path.join('.') || '(body)'}: ${issue.message}`);
 }
