@@ -153,7 +153,7 @@ export function renderReport(run: RunData, generatedAt = new Date()): string {
   }[run.latencySource];
   const meta = [
     ['environment', cfg ? run.rollouts[0]?.environment ?? cfg.env.name : 'unknown'],
-    ['model', cfg ? (cfg.model.backend === 'openai' ? `openai ${cfg.model.model}` : cfg.model.backend) : 'unknown'],
+    ['model', cfg ? (cfg.model.backend === 'mock' ? cfg.model.backend : `${cfg.model.backend} ${cfg.model.model}`) : 'unknown'],
     ['repeats', cfg ? String(cfg.numRepeats) : 'unknown'],
     ['started', run.manifest?.created_at ?? 'unknown'],
     ['report written', generatedAt.toISOString()],

@@ -52,8 +52,8 @@ export type Manifest = z.infer<typeof Manifest>;
 
 /** Where a model is served and how it is reached: may change between a run and its resume. */
 function withoutEndpoint(spec: ModelSpec | undefined): unknown {
-  if (spec?.backend !== 'openai') return spec ?? null;
-  const { base_url: _url, api_key_env: _key, timeouts: _timeouts, ...rest } = spec;
+  if (spec === undefined || spec.backend === 'mock') return spec ?? null;
+  const { base_url: _url, api_key_env: _key, timeouts: _timeouts, endpoint_file: _file, rotation: _rotation, ...rest } = spec;
   return rest;
 }
 

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { environmentNames } from '../../environments/registry';
 import { envKey, resolveEnvironment, type EnvRef } from '../../environments/ref';
-import type { ModelSpec } from '../../gateway/spec';
+import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { checkOutputDir } from '../../runs/output-dir';
@@ -20,7 +20,7 @@ import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
 
-export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai> --input <tasks.jsonl> --output <dir> [options]
+export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai|vllm|anthropic> --input <tasks.jsonl> --output <dir> [options]
        gym eval run --config configs/evals/<name>.yaml [options that override it]
 
   --limit N            use the first N task rows
@@ -43,10 +43,12 @@ ${GATE_USAGE}
 ${RECONNECT_USAGE}
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
 openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
+vllm model:    --model-name NAME --model-url URL [--api-key-env VAR]   token ids and log-probs from vLLM itself
+anthropic:     --model-name NAME [--model-url URL] --api-key-env VAR (default ANTHROPIC_API_KEY)
                --model-connect-timeout-ms MS (default 10000) --model-first-byte-timeout-ms MS (default 120000)
                --model-idle-timeout-ms MS (default 60000) --model-total-timeout-ms MS (default 540000)
                bound each call to the model and the judge; a call past one fails as "timeout"
-judge model:   --judge-model <mock|openai> (with --judge-model-name, --judge-model-url)
+judge model:   --judge-model <mock|openai|vllm|anthropic> (with --judge-model-name, --judge-model-url)
 ${EXPORTERS_USAGE}`;
 
 const FLAGS = {
@@ -106,20 +108,19 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
       replay_files: replay,
     };
   }
-  if (backend === 'openai') {
+  if (backend === 'openai' || backend === 'vllm' || backend === 'anthropic') {
     const name = values[`${prefix}model-name`] as string | undefined;
-    if (!name) throw new GymError('BAD_FLAG', `--${prefix}model openai needs --${prefix}model-name`);
+    if (!name) throw new GymError('BAD_FLAG', `--${prefix}model ${backend} needs --${prefix}model-name`);
     const url = values[`${prefix}model-url`] as string | undefined;
+    if (backend !== 'openai' && !url) throw new GymError('BAD_FLAG', `--${prefix}model ${backend} needs --${prefix}model-url (the server's base URL, e.g. http://127.0.0.1:8000/v1)`);
     const timeouts = modelTimeouts(values);
-    return {
-      backend: 'openai',
-      model: name,
-      base_url: url,
-      api_key_env: (values['api-key-env'] as string | undefined) ?? 'OPENAI_API_KEY',
-      ...(timeouts ? { timeouts } : {}),
-    };
+    const keyEnv = values['api-key-env'] as string | undefined;
+    const common = { model: name, base_url: url, ...(timeouts ? { timeouts } : {}) };
+    if (backend === 'vllm') return { backend, ...common, ...(keyEnv ? { api_key_env: keyEnv } : {}) };
+    if (backend === 'anthropic') return AnthropicModelSpec.parse({ backend, ...common, api_key_env: keyEnv ?? 'ANTHROPIC_API_KEY' });
+    return { backend, ...common, api_key_env: keyEnv ?? 'OPENAI_API_KEY' };
   }
-  throw new GymError('BAD_FLAG', `--${prefix}model must be "mock" or "openai", got "${backend}"`);
+  throw new GymError('BAD_FLAG', `--${prefix}model must be mock, openai, vllm or anthropic, got "${backend}"`);
 }
 
 function environmentFlag(values: Values): EnvRef {
