@@ -14,6 +14,7 @@ import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
 import { gatewayServe } from './commands/gateway-serve';
+import { apiServe } from './commands/api-serve';
 import { server, setup, worker } from './commands/infra';
 
 type Handler = (argv: string[], logger: ReturnType<typeof createLogger>, say: (line: string) => void) => Promise<void>;
@@ -40,6 +41,7 @@ const COMMANDS: Record<string, Handler> = {
   'env list': envList,
   'env serve': envServe,
   'gateway serve': gatewayServe,
+  'api serve': apiServe,
   'server': server,
   'worker': worker,
   'setup': setup,
@@ -65,6 +67,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
+  gym api serve --token-file F [--host H] [--port P]   the HTTP trigger API for other services (docs/api.md)
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
   gym setup                  install the Temporal CLI into the project cache`;
