@@ -15,6 +15,7 @@ import { bodySha256, RequestLedger, type LedgerEntry } from './request-ledger';
 import { inRequestTerms, runConfigFromRequest, type ApiPolicy } from './run-request';
 import { ListQuery, RunRequest, type RunCreated, type RunList, type RunView, type SteerAnswer } from './schemas';
 
+const ENDED_VIEW_MS = 5000;
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** The first problem zod found, as a GymError naming the field in the body's spelling. */
@@ -28,9 +29,15 @@ export function parseOrRefuse<S extends z.ZodType>(schema: S, value: unknown, wh
   throw field ? fieldError('BAD_INPUT', message, field) : new GymError('BAD_INPUT', message);
 }
 
+interface CachedView {
+  at: number;
+  ended: boolean;
+  view: Promise<RunView>;
+}
+
 export class RunsService {
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly views = new Map<string, { at: number; view: Promise<RunView> }>();
+  private readonly views = new Map<string, CachedView>();
   private readonly ledger: RequestLedger;
 
   constructor(
@@ -108,6 +115,7 @@ export class RunsService {
     const client = this.opts.client();
     const created = (await runStatus(client, manifest.workflow_id)) === undefined;
     if (created) await startRun(client, manifest);
+    this.views.delete(config.runId);
     return { run_id: config.runId, workflow_id: manifest.workflow_id, run_dir: config.runDir, created };
   }
 
@@ -116,17 +124,23 @@ export class RunsService {
     return runWorkflowId(runId);
   }
 
-  /** The run's status; polls within statusCacheMs of each other share one lookup. */
+  /**
+   * The run's status; polls within statusCacheMs of each other share one lookup, and those of a run that
+   * has ended share one for ENDED_VIEW_MS: it changes only if `gym eval resume` starts it again.
+   */
   view(runId: string): Promise<RunView> {
     const workflowId = this.workflowIdOf(runId);
     const now = Date.now();
     const cached = this.views.get(runId);
-    if (cached && now - cached.at < this.opts.statusCacheMs) return cached.view;
-    const view = this.lookUp(runId, workflowId);
-    this.views.set(runId, { at: now, view });
-    view.catch(() => this.views.get(runId)?.view === view && this.views.delete(runId));
+    if (cached && now - cached.at < Math.max(this.opts.statusCacheMs, cached.ended ? ENDED_VIEW_MS : 0)) return cached.view;
+    const entry: CachedView = { at: now, ended: false, view: this.lookUp(runId, workflowId) };
+    this.views.set(runId, entry);
+    entry.view.then(
+      (v) => (entry.ended = v.status !== 'running' && v.status !== 'paused'),
+      () => this.views.get(runId) === entry && this.views.delete(runId),
+    );
     if (this.views.size > 10_000) this.views.delete(this.views.keys().next().value!);
-    return view;
+    return entry.view;
   }
 
   private async lookUp(runId: string, workflowId: string): Promise<RunView> {
