@@ -8,8 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
-import { GymError } from '../src/errors';
 import { GYM } from '../tests/helpers/gym-cli';
+import { spawnApiServe } from '../tests/helpers/api-serve';
 import { tempDir } from '../tests/helpers/run';
 import { startTestServer } from '../tests/helpers/temporal-server';
 import { printResults, type CaseResult } from './lib/cases';
@@ -27,7 +27,15 @@ const round = (n: number) => Math.round(n * 100) / 100;
 
 function latencyCase(name: string, params: Record<string, unknown>, latencies: number[], seconds: number, extra: Record<string, number>, load: { before: number; after: number }): CaseResult {
   const sorted = [...latencies].sort((a, b) => a - b);
-  const run = { units: latencies.length, seconds: round(seconds), per_second: round(latencies.length / seconds), p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted.at(-1) ?? Number.NaN), ...extra };
+  const run = {
+    units: latencies.length,
+    seconds: round(seconds),
+    per_second: round(latencies.length / seconds),
+    p50_ms: round(percentile(sorted, 50)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted.at(-1) ?? Number.NaN),
+    ...extra,
+  };
   process.stderr.write(`${name}: ${JSON.stringify(run)}\n`);
   return { case: name, unit: 'requests', params, repeats: 1, median: run, runs: [run], load };
 }
@@ -45,19 +53,10 @@ async function main(): Promise<void> {
   const tokenFile = path.join(stateDir, 'token');
   await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
   const env = { ...process.env, TEMPORAL_ADDRESS: temporal.address, GYMFLOW_LOG_LEVEL: 'error' };
-  const child = spawn(process.execPath, [GYM, 'api', 'serve', '--port', '0', '--no-worker', '--token-file', tokenFile, '--runs-dir', runsDir, '--state-dir', stateDir], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const api = await spawnApiServe(['--port', '0', '--no-worker', '--token-file', tokenFile, '--runs-dir', runsDir, '--state-dir', stateDir], env);
   const worker = spawn(process.execPath, [GYM, 'worker', 'start', '--task-queue', 'gymflow-api'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /serving on (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new GymError('SETUP_FAILED', `gym api serve exited (${code}):\n${out}`)));
-    });
-    const pool = new Pool(url, { connections: 128, pipelining: 1 });
+    const pool = new Pool(api.url, { connections: 128, pipelining: 1 });
     const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     const call = async (method: 'GET' | 'POST', route: string, body?: unknown, extra: Record<string, string> = {}) => {
       const t0 = performance.now();
@@ -72,7 +71,16 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     const submitted = await Promise.all(Array.from({ length: flags.submissions }, (_, i) => call('POST', '/v1/runs', run(i), { 'idempotency-key': `bench-${i}` })));
     const failedSubmissions = submitted.filter((r) => r.status !== 201).length;
-    cases.push(latencyCase('submissions', { concurrent: flags.submissions }, submitted.map((r) => r.ms), (performance.now() - t0) / 1000, { failed: failedSubmissions }, { before: load, after: os.loadavg()[0]! }));
+    cases.push(
+      latencyCase(
+        'submissions',
+        { concurrent: flags.submissions },
+        submitted.map((r) => r.ms),
+        (performance.now() - t0) / 1000,
+        { failed: failedSubmissions },
+        { before: load, after: os.loadavg()[0]! },
+      ),
+    );
 
     load = os.loadavg()[0]!;
     t0 = performance.now();
@@ -82,7 +90,16 @@ async function main(): Promise<void> {
     const client = await temporal.client();
     let executions = 0;
     for await (const _ of client.workflow.list({ query: 'WorkflowId = "gymflow-run-bench--1"' })) executions++;
-    cases.push(latencyCase('same request id', { concurrent: flags['same-key'] }, same.map((r) => r.ms), (performance.now() - t0) / 1000, { run_ids: runIds.size, created, executions }, { before: load, after: os.loadavg()[0]! }));
+    cases.push(
+      latencyCase(
+        'same request id',
+        { concurrent: flags['same-key'] },
+        same.map((r) => r.ms),
+        (performance.now() - t0) / 1000,
+        { run_ids: runIds.size, created, executions },
+        { before: load, after: os.loadavg()[0]! },
+      ),
+    );
 
     load = os.loadavg()[0]!;
     const total = Math.round(flags['poll-rate'] * flags['poll-seconds']);
@@ -98,14 +115,23 @@ async function main(): Promise<void> {
     }
     const answered = await Promise.all(polls);
     const seconds = (performance.now() - t0) / 1000;
-    cases.push(latencyCase('status polls', { rate: flags['poll-rate'], seconds: flags['poll-seconds'], runs: flags.submissions }, answered.map((r) => r.ms), seconds, { failed: answered.filter((r) => r.status !== 200).length }, { before: load, after: os.loadavg()[0]! }));
+    cases.push(
+      latencyCase(
+        'status polls',
+        { rate: flags['poll-rate'], seconds: flags['poll-seconds'], runs: flags.submissions },
+        answered.map((r) => r.ms),
+        seconds,
+        { failed: answered.filter((r) => r.status !== 200).length },
+        { before: load, after: os.loadavg()[0]! },
+      ),
+    );
     await pool.close();
     printResults('api-load', cases);
   } finally {
-    for (const p of [child, worker]) {
-      if (p.exitCode !== null) continue;
-      const exited = new Promise((resolve) => p.once('exit', resolve));
-      p.kill('SIGTERM');
+    await api.stop();
+    if (worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGTERM');
       await exited;
     }
     await temporal.stop();

@@ -1,7 +1,7 @@
 // `gym api serve` as a real subprocess, the way another service meets it: its token from a named
 // environment variable, a run started and followed with @gymflow/client, and the same process's worker
 // serving a run that Python started through the official temporalio SDK from the published JSON Schema.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +10,7 @@ import { GymflowClient } from '../../clients/typescript/src/index';
 import { clientsPython } from '../helpers/python-clients';
 import { tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
-import { GYM } from '../helpers/gym-cli';
+import { spawnApiServe, type ApiProcess } from '../helpers/api-serve';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -19,51 +19,36 @@ const TOKEN = 'serve-cli-token-0123456789';
 const TASK_QUEUE = 'gymflow-api-serve-test';
 
 let temporal: TestServer;
-let child: ChildProcess;
-let output = '';
-let url: string;
+let api: ApiProcess;
 let runsDir: string;
 
 beforeAll(async () => {
   temporal = await startTestServer();
   runsDir = await tempDir('gymflow-api-cli-runs-');
   const stateDir = await tempDir('gymflow-api-cli-state-');
-  child = spawn(process.execPath, [GYM, 'api', 'serve', '--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE], {
-    env: { ...process.env, GYM_API_TOKEN: TOKEN, TEMPORAL_ADDRESS: temporal.address, GYMFLOW_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr!.on('data', (d) => (output += d));
-  url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    child.stdout!.on('data', (d) => {
-      stdout += d;
-      const m = /serving on (http:\/\/\S+)/.exec(stdout);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`gym api serve exited (${code}) before serving:\n${stdout}\n${output}`)));
+  api = await spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE], {
+    GYM_API_TOKEN: TOKEN,
+    TEMPORAL_ADDRESS: temporal.address,
+    GYMFLOW_LOG_LEVEL: 'info',
   });
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await api?.stop();
   await temporal?.stop();
 });
 
 describe('gym api serve', () => {
   it('listens on loopback only by default, and runs what it is sent with its own worker', async () => {
-    expect(new URL(url).hostname).toBe('127.0.0.1');
-    const gym = new GymflowClient({ baseUrl: url, token: TOKEN });
+    expect(new URL(api.url).hostname).toBe('127.0.0.1');
+    const gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
     const started = await gym.startRun({ env: 'mcqa', model: 'mock', input: MCQA, limit: 2 }, { idempotencyKey: 'from-the-cli-test' });
     expect(started.run_dir.startsWith(runsDir)).toBe(true);
     const end = await gym.waitForEnd(started.run_id);
     expect(end).toMatchObject({ status: 'completed', metrics: { rollouts_recorded: 2 } });
     // The log has each request, but never the token.
-    expect(output).toMatch(/"path":"\/v1\/runs"/);
-    expect(output).not.toContain(TOKEN);
+    expect(api.log()).toMatch(/"path":"\/v1\/runs"/);
+    expect(api.log()).not.toContain(TOKEN);
   });
 
   it('serves a run started from Python through the temporalio SDK with the published input schema', async () => {
@@ -83,7 +68,7 @@ describe('gym api serve', () => {
     expect(new Set(rows.map((r) => `${r._ng_task_index}/${r._ng_rollout_index}`)).size).toBe(6);
     expect(answer.result.metrics.rollouts_recorded).toBe(6);
     // The run shows through the API like any other.
-    const view = await new GymflowClient({ baseUrl: url, token: TOKEN }).getRun('from-python');
+    const view = await new GymflowClient({ baseUrl: api.url, token: TOKEN }).getRun('from-python');
     expect(view.status).toBe('completed');
   });
 });
