@@ -11,7 +11,7 @@ export default defineConfig(
       parser: tseslint.parser,
       parserOptions: {
         // Files outside tsconfig's include are checked with its compiler options.
-        projectService: { allowDefaultProject: ['vitest.config.ts', 'scripts/capture-histories.ts'], defaultProject: 'tsconfig.json' },
+        projectService: { allowDefaultProject: ['vitest.config.ts', 'scripts/capture-histories.ts', 'scripts/write-api-schemas.ts'], defaultProject: 'tsconfig.json' },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The official Python openai and anthropic clients, pinned, in a venv under .gymflow/venvs (ignored by git,
-# kept by CI's cache), from PyPI only: the gateway tests call the gateway with them. Safe to rerun.
+# The official Python openai, anthropic and temporalio clients (and jsonschema), pinned, in a venv under
+# .gymflow/venvs (ignored by git, kept by CI's cache), from PyPI only: the gateway tests call the gateway
+# with them, the API tests start a run from Python. Safe to rerun.
 #   bash scripts/setup-python-clients.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-venv="$root/.gymflow/venvs/clients"
-requirements='openai==3.57.0 anthropic==2.15.0'
+requirements='openai==3.57.0 anthropic==2.15.0 temporalio==1.35.0 jsonschema==4.26.0'
+# Named by its pins, so checkouts that pin differently (branches sharing one .gymflow) never rebuild each other's.
+venv="$root/.gymflow/venvs/clients-$(printf %s "$requirements" | sha256sum | cut -c1-12)"
 python="${PYTHON:-python3}"
 
 if [ "$(cat "$venv/.requirements" 2>/dev/null)" != "$requirements" ]; then

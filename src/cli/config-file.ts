@@ -19,6 +19,19 @@ const GROUPS: Group = {
   exporters: EXPORTER_KEYS,
 };
 
+/** The setting of the file (and of the trigger API's request body) a flag stands for: `mock-accuracy` → `mock.accuracy`. */
+export function settingOfFlag(flag: string): string {
+  const find = (group: Group, where: string): string | undefined => {
+    for (const [key, inner] of Object.entries(group)) {
+      const at = where ? `${where}.${key}` : key;
+      const found = typeof inner === 'object' ? find(inner, at) : inner === flag ? at : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return find(GROUPS, '') ?? (flag === 'env-option' ? 'env_options' : flag.replaceAll('-', '_'));
+}
+
 /** Flattens the file into flag names: `num_repeats` → `num-repeats`, `mock: {accuracy}` → `mock-accuracy`. */
 export function configToFlags(doc: Record<string, unknown>, known: ReadonlySet<string>, file: string): Record<string, string | boolean | string[]> {
   const out: Record<string, string | boolean | string[]> = {};

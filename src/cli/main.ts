@@ -17,6 +17,7 @@ import { datasetCollate, envSchema } from './commands/dataset';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
 import { gatewayServe } from './commands/gateway-serve';
+import { apiServe } from './commands/api-serve';
 import { server, setup, worker } from './commands/infra';
 
 type Handler = (argv: string[], logger: ReturnType<typeof createLogger>, say: (line: string) => void) => Promise<void>;
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, Handler> = {
   'env schema': envSchema,
   'env serve': envServe,
   'gateway serve': gatewayServe,
+  'api serve': apiServe,
   'server': server,
   'worker': worker,
   'setup': setup,
@@ -76,6 +78,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym env schema --env <name>   the JSON Schema of an environment's task rows
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
+  gym api serve --token-file F [--host H] [--port P]   the HTTP trigger API for other services (docs/api.md)
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
   gym setup                  install the Temporal CLI into the project cache`;

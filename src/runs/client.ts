@@ -13,6 +13,7 @@ import { runStateQuery, runWorkflowId, shardProgressQuery, type RunInput, type R
 import type { evalRunWorkflow } from '../../workflows/run';
 import { Manifest, buildManifest, identityDifferences, identityMatches, runIdentity, type RunConfig } from './manifest';
 import { clearOutdatedReports } from './output-dir';
+import { RunInput as RunInputSchema } from './run-input';
 
 export interface PreparedRun {
   manifest: Manifest;
@@ -62,8 +63,7 @@ export async function readManifest(runDir: string): Promise<Manifest | undefined
 }
 
 export function runInput(config: RunConfig): RunInput {
-  const { runId, runDir, env, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, stepsPerExecution, durability, shards } = config;
-  return { runId, runDir, env, inputFile, model, judgeModel, numRepeats, limit, concurrency, maxSteps, retry, stepsPerExecution, durability, shards };
+  return RunInputSchema.strip().parse(config);
 }
 
 /**

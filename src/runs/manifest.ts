@@ -100,12 +100,17 @@ export function identityDifferences(manifest: Manifest, now: { datasetHash?: str
   return out;
 }
 
+let revision: string | null | undefined;
+
+/** Asked once per process: a long-lived client (the trigger API) would otherwise spawn git, blocking, per run. */
 function gitRevision(): string | null {
+  if (revision !== undefined) return revision;
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    revision = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch {
-    return null;
+    revision = null;
   }
+  return revision;
 }
 
 function gymflowVersion(): string {

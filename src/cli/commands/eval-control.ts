@@ -2,7 +2,8 @@
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { resolveRun } from '../../runs/client';
-import { MAX_CONCURRENCY, pauseSignal, resumeSignal, setConcurrencyUpdate } from '../../../workflows/definitions';
+import { steerRun } from '../../runs/control';
+import { MAX_CONCURRENCY } from '../../../workflows/definitions';
 import { intFlag, parseFlags } from '../args';
 import { openSession } from '../session';
 
@@ -19,16 +20,12 @@ async function control(action: 'pause' | 'unpause' | 'cancel' | 'concurrency', a
   const { workflowId } = await resolveRun(positionals[0]!);
   const session = await openSession(logger, say);
   try {
-    const handle = session.client.workflow.getHandle(workflowId);
-    const status = (await handle.describe().catch(() => undefined))?.status.name;
-    if (status !== 'RUNNING') throw new GymError('CONFLICT', `run ${workflowId} is ${status?.toLowerCase() ?? 'unknown to this server'}, not running`);
-    if (action === 'pause') await handle.signal(pauseSignal);
-    else if (action === 'unpause') await handle.signal(resumeSignal);
-    else if (action === 'cancel') await handle.cancel();
-    else {
-      const applied = await handle.executeUpdate(setConcurrencyUpdate, { args: [intFlag({ concurrency: positionals[1] }, 'concurrency', { min: 1, max: MAX_CONCURRENCY })!] });
+    if (action === 'concurrency') {
+      const value = intFlag({ concurrency: positionals[1] }, 'concurrency', { min: 1, max: MAX_CONCURRENCY })!;
+      const applied = await steerRun(session.client, workflowId, { action, value });
       return say(`concurrency of ${workflowId} is now ${applied}`);
     }
+    await steerRun(session.client, workflowId, { action });
     say(`${action}: sent to ${workflowId}`);
   } finally {
     await session.close();

@@ -1,11 +1,10 @@
 // `gym eval status|list|resume`: look at runs, and re-attach to one that is running or interrupted.
 import { existsSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { GymError } from '../../errors';
-import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
-import { checkResumeIdentity, queryProgress, readManifest, resolveRun, startRun } from '../../runs/client';
+import { checkResumeIdentity, readManifest, resolveRun, startRun } from '../../runs/client';
+import { describeRun, INTERRUPTED_STATUSES } from '../../runs/status';
 import { listRuns, parseRunStatus, RUN_STATUSES } from '../../runs/list';
 import { intFlag, parseFlags } from '../args';
 import { formatProgress } from '../progress';
@@ -38,31 +37,21 @@ export async function evalStatus(argv: string[], logger: Logger, say: (line: str
   const { workflowId, manifest } = await resolveRun(onePositional(positionals, STATUS_USAGE));
   const session = await openSession(logger, say);
   try {
-    const handle = session.client.workflow.getHandle(workflowId);
-    let description;
-    try {
-      description = await handle.describe();
-    } catch (e) {
-      if (e instanceof WorkflowNotFoundError) throw new GymError('NOT_FOUND', `no run with workflow id ${workflowId} on ${session.settings.address}`);
-      throw e;
-    }
-    const progress = description.status.name === 'RUNNING' ? await queryProgress(handle) : undefined;
-    const runDir = manifest?.config.runDir ?? (description.memo?.runDir as string | undefined);
-    const metrics = runDir ? await new RunStore(runDir).readJson<RunMetrics>(new RunStore(runDir).metricsPath) : undefined;
+    const { status, startTime, runDir, progress, metrics } = await describeRun(session.client, workflowId, manifest);
     if (values.json) {
-      say(JSON.stringify({ workflowId, status: description.status.name, runDir, progress, metrics }, null, 2));
+      say(JSON.stringify({ workflowId, status, runDir, progress, metrics }, null, 2));
       return;
     }
-    say(`run ${workflowId}: ${description.status.name.toLowerCase()} (started ${description.startTime.toISOString()})`);
+    say(`run ${workflowId}: ${status.toLowerCase()} (started ${startTime.toISOString()})`);
     if (runDir) say(`folder: ${runDir}`);
     if (progress) say(formatProgress(progress, 0));
-    if (metrics && description.status.name === 'COMPLETED') {
+    if (metrics && status === 'COMPLETED') {
       say(formatMetrics(metrics, runDir!));
       // Status reports a shortfall; only the commands that run the eval turn it into an exit status.
       const shortfall = coverageShortfall(metrics, 1);
       if (shortfall) say(shortfall);
     }
-    if (['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'].includes(description.status.name)) {
+    if (INTERRUPTED_STATUSES.includes(status)) {
       say(`the run was interrupted; continue it with \`gym eval resume ${runDir ?? '<run folder>'}\``);
     }
   } finally {

@@ -88,6 +88,9 @@ const FLAGS = {
   ...EXPORTER_FLAGS,
 } as const;
 
+/** Every flag of `gym eval run`: the settings a config file (or the trigger API's request body) may hold. */
+export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(FLAGS));
+
 type Values = Record<string, string | boolean | string[] | undefined>;
 
 function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDir: string): ModelSpec | undefined {
@@ -198,7 +201,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const { values, positionals } = parseFlags(argv, FLAGS, EVAL_RUN_USAGE);
   if (values.help) return say(EVAL_RUN_USAGE);
   if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
-  const fromFile = values.config ? readConfigFile(values.config, new Set(Object.keys(FLAGS))) : {};
+  const fromFile = values.config ? readConfigFile(values.config, EVAL_RUN_FLAG_NAMES) : {};
   const config = buildRunConfig({ ...fromFile, ...values });
   const follow = { minCoverage: minCoverageFlag({ ...fromFile, ...values }), reconnectTimeoutMs: reconnectTimeoutMs({ ...fromFile, ...values }) };
   const gate = gateFlags({ ...fromFile, ...values });

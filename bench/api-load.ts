@@ -1,0 +1,141 @@
+// The trigger API under load: `gym api serve --no-worker` as its own process, and a `gym worker start` beside
+// it playing the runs (so rollouts do not share the API's event loop), on a test dev server;
+// N concurrent submissions (each its own request id and run), the same request id N times at once (exactly
+// one run must start), then status polls at a fixed rate (open loop) over those runs; p50/p99 of each.
+//   node --import tsx bench/api-load.ts --submissions 100 --poll-rate 1000 --poll-seconds 10
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { GYM } from '../tests/helpers/gym-cli';
+import { spawnApiServe } from '../tests/helpers/api-serve';
+import { tempDir } from '../tests/helpers/run';
+import { startTestServer } from '../tests/helpers/temporal-server';
+import { printResults, type CaseResult } from './lib/cases';
+import { parseFlags, runMain } from './lib/flags';
+
+const USAGE = 'usage: node --import tsx bench/api-load.ts [flags]';
+const INPUT = path.resolve(import.meta.dirname, '../src/environments/mcqa/data/example.jsonl');
+const TOKEN = 'bench-api-load-token-0123456789';
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : Number.NaN;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+function latencyCase(name: string, params: Record<string, unknown>, latencies: number[], seconds: number, extra: Record<string, number>, load: { before: number; after: number }): CaseResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const run = {
+    units: latencies.length,
+    seconds: round(seconds),
+    per_second: round(latencies.length / seconds),
+    p50_ms: round(percentile(sorted, 50)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted.at(-1) ?? Number.NaN),
+    ...extra,
+  };
+  process.stderr.write(`${name}: ${JSON.stringify(run)}\n`);
+  return { case: name, unit: 'requests', params, repeats: 1, median: run, runs: [run], load };
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags(USAGE, {
+    submissions: { kind: 'int', default: 100, min: 1, help: 'concurrent POST /v1/runs, each its own request id and run' },
+    'same-key': { kind: 'int', default: 100, min: 1, help: 'concurrent POST /v1/runs with one request id' },
+    'poll-rate': { kind: 'int', default: 1000, min: 1, help: 'GET /v1/runs/:id per second, open loop' },
+    'poll-seconds': { kind: 'number', default: 10, min: 1, help: 'how long to poll' },
+  });
+  const temporal = await startTestServer();
+  const runsDir = await tempDir('gymflow-bench-api-runs-');
+  const stateDir = await tempDir('gymflow-bench-api-state-');
+  const tokenFile = path.join(stateDir, 'token');
+  await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+  const env = { ...process.env, TEMPORAL_ADDRESS: temporal.address, GYMFLOW_LOG_LEVEL: 'error' };
+  const api = await spawnApiServe(['--port', '0', '--no-worker', '--token-file', tokenFile, '--runs-dir', runsDir, '--state-dir', stateDir], env);
+  const worker = spawn(process.execPath, [GYM, 'worker', 'start', '--task-queue', 'gymflow-api'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  try {
+    const pool = new Pool(api.url, { connections: 128, pipelining: 1 });
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const call = async (method: 'GET' | 'POST', route: string, body?: unknown, extra: Record<string, string> = {}) => {
+      const t0 = performance.now();
+      const res = await pool.request({ method, path: route, headers: { ...headers, ...extra }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.body.text();
+      return { ms: performance.now() - t0, status: res.statusCode, json: JSON.parse(text) as Record<string, unknown> };
+    };
+    const run = (i: number) => ({ env: 'mcqa', model: 'mock', input: INPUT, limit: 1, num_repeats: 1, run_id: `bench-${i}` });
+    const cases: CaseResult[] = [];
+
+    let load = os.loadavg()[0]!;
+    let t0 = performance.now();
+    const submitted = await Promise.all(Array.from({ length: flags.submissions }, (_, i) => call('POST', '/v1/runs', run(i), { 'idempotency-key': `bench-${i}` })));
+    const failedSubmissions = submitted.filter((r) => r.status !== 201).length;
+    cases.push(
+      latencyCase(
+        'submissions',
+        { concurrent: flags.submissions },
+        submitted.map((r) => r.ms),
+        (performance.now() - t0) / 1000,
+        { failed: failedSubmissions },
+        { before: load, after: os.loadavg()[0]! },
+      ),
+    );
+
+    load = os.loadavg()[0]!;
+    t0 = performance.now();
+    const same = await Promise.all(Array.from({ length: flags['same-key'] }, () => call('POST', '/v1/runs', run(-1), { 'idempotency-key': 'bench-one-key' })));
+    const runIds = new Set(same.map((r) => r.json.run_id));
+    const created = same.filter((r) => r.json.created === true).length;
+    const client = await temporal.client();
+    let executions = 0;
+    for await (const _ of client.workflow.list({ query: 'WorkflowId = "gymflow-run-bench--1"' })) executions++;
+    cases.push(
+      latencyCase(
+        'same request id',
+        { concurrent: flags['same-key'] },
+        same.map((r) => r.ms),
+        (performance.now() - t0) / 1000,
+        { run_ids: runIds.size, created, executions },
+        { before: load, after: os.loadavg()[0]! },
+      ),
+    );
+
+    load = os.loadavg()[0]!;
+    const total = Math.round(flags['poll-rate'] * flags['poll-seconds']);
+    const polls: Promise<{ ms: number; status: number }>[] = [];
+    t0 = performance.now();
+    // Open loop: request i is sent at i / rate seconds whatever the answers do, so a slow server shows as latency.
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / flags['poll-rate'];
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const start = performance.now();
+      polls.push(call('GET', `/v1/runs/bench-${i % flags.submissions}`).then((r) => ({ ms: performance.now() - start, status: r.status })));
+    }
+    const answered = await Promise.all(polls);
+    const seconds = (performance.now() - t0) / 1000;
+    cases.push(
+      latencyCase(
+        'status polls',
+        { rate: flags['poll-rate'], seconds: flags['poll-seconds'], runs: flags.submissions },
+        answered.map((r) => r.ms),
+        seconds,
+        { failed: answered.filter((r) => r.status !== 200).length },
+        { before: load, after: os.loadavg()[0]! },
+      ),
+    );
+    await pool.close();
+    printResults('api-load', cases);
+  } finally {
+    await api.stop();
+    if (worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+    await temporal.stop();
+  }
+}
+
+runMain(main);

@@ -1,0 +1,74 @@
+// Which run each client request id started, in files under the API's state folder, so a request sent
+// again (after a timeout, or to a restarted API) finds its run instead of starting another.
+import { createHash, randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { GymError } from '../errors';
+import { canonicalJson } from '../gateway/canonical';
+import { RunRequest } from './schemas';
+
+/** What must match when a request id comes again: the body without the id itself. */
+export function bodySha256(req: RunRequest): string {
+  const { request_id: _id, ...settings } = req;
+  return createHash('sha256').update(canonicalJson(settings)).digest('hex');
+}
+
+export const LedgerEntry = z.object({
+  request_id: z.string(),
+  /** sha256 of the request body's canonical JSON (without its request_id): the same id must come with the same body. */
+  body_sha256: z.string(),
+  /** The body itself (it holds no secrets, only their variables' names), to start the run if the API died before it could. */
+  request: RunRequest,
+  run_id: z.string(),
+  workflow_id: z.string(),
+  run_dir: z.string(),
+  created_at: z.string(),
+});
+export type LedgerEntry = z.infer<typeof LedgerEntry>;
+
+export class RequestLedger {
+  constructor(private readonly dir: string) {}
+
+  private file(requestId: string): string {
+    return path.join(this.dir, `${createHash('sha256').update(requestId).digest('hex')}.json`);
+  }
+
+  async read(requestId: string): Promise<LedgerEntry | undefined> {
+    let raw: string;
+    try {
+      raw = await readFile(this.file(requestId), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    const parsed = LedgerEntry.safeParse(JSON.parse(raw));
+    if (!parsed.success) throw new GymError('INTERNAL', `${this.file(requestId)} is not a request record: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  }
+
+  /**
+   * Records the entry unless the id already has one, atomically across processes: the entry is written
+   * whole to a private file, then hard-linked to its name, which fails if another got there first.
+   * Answers the entry that holds the id.
+   */
+  async claim(entry: LedgerEntry): Promise<{ claimed: boolean; entry: LedgerEntry }> {
+    await mkdir(this.dir, { recursive: true });
+    const tmp = path.join(this.dir, `.${randomUUID()}.tmp`);
+    await writeFile(tmp, JSON.stringify(entry, null, 2) + '\n', { flag: 'wx' });
+    try {
+      await link(tmp, this.file(entry.request_id));
+      return { claimed: true, entry };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      return { claimed: false, entry: (await this.read(entry.request_id))! };
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  }
+
+  /** Forgets an id whose run could not be started, so sending it again tries again. */
+  async release(requestId: string): Promise<void> {
+    await rm(this.file(requestId), { force: true });
+  }
+}

@@ -1,0 +1,74 @@
+// `gym api serve` as a real subprocess, the way another service meets it: its token from a named
+// environment variable, a run started and followed with @gymflow/client, and the same process's worker
+// serving a run that Python started through the official temporalio SDK from the published JSON Schema.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GymflowClient } from '../../clients/typescript/src/index';
+import { clientsPython } from '../helpers/python-clients';
+import { tempDir } from '../helpers/run';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+import { spawnApiServe, type ApiProcess } from '../helpers/api-serve';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const MCQA = path.join(ROOT, 'src/environments/mcqa/data/example.jsonl');
+const TOKEN = 'serve-cli-token-0123456789';
+const TASK_QUEUE = 'gymflow-api-serve-test';
+
+let temporal: TestServer;
+let api: ApiProcess;
+let runsDir: string;
+
+beforeAll(async () => {
+  temporal = await startTestServer();
+  runsDir = await tempDir('gymflow-api-cli-runs-');
+  const stateDir = await tempDir('gymflow-api-cli-state-');
+  api = await spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE], {
+    GYM_API_TOKEN: TOKEN,
+    TEMPORAL_ADDRESS: temporal.address,
+    GYMFLOW_LOG_LEVEL: 'info',
+  });
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await temporal?.stop();
+});
+
+describe('gym api serve', () => {
+  it('listens on loopback only by default, and runs what it is sent with its own worker', async () => {
+    expect(new URL(api.url).hostname).toBe('127.0.0.1');
+    const gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+    const started = await gym.startRun({ env: 'mcqa', model: 'mock', input: MCQA, limit: 2 }, { idempotencyKey: 'from-the-cli-test' });
+    expect(started.run_dir.startsWith(runsDir)).toBe(true);
+    const end = await gym.waitForEnd(started.run_id);
+    expect(end).toMatchObject({ status: 'completed', metrics: { rollouts_recorded: 2 } });
+    // The log has each request, but never the token.
+    expect(api.log()).toMatch(/"path":"\/v1\/runs"/);
+    expect(api.log()).not.toContain(TOKEN);
+  });
+
+  it('serves a run started from Python through the temporalio SDK with the published input schema', async () => {
+    const python = await clientsPython();
+    const runDir = path.join(await tempDir('gymflow-api-python-'), 'run');
+    const schema = path.join(ROOT, 'docs/api/run-workflow-input.schema.json');
+    const { stdout } = await run(python, [path.join(import.meta.dirname, 'start_run.py'), temporal.address, TASK_QUEUE, schema, MCQA, runDir, 'from-python'], { timeout: 120_000 });
+    const answer = JSON.parse(stdout) as { refused: boolean[]; result: { runDir: string; metrics: { rollouts_recorded: number } } };
+    expect(answer.refused).toEqual([true, true, true]);
+    expect(answer.result.runDir).toBe(runDir);
+    const rows = readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { _ng_task_index: number; _ng_rollout_index: number });
+    // 3 tasks × 2 repeats, each exactly once.
+    expect(rows).toHaveLength(6);
+    expect(new Set(rows.map((r) => `${r._ng_task_index}/${r._ng_rollout_index}`)).size).toBe(6);
+    expect(answer.result.metrics.rollouts_recorded).toBe(6);
+    // The run shows through the API like any other.
+    const view = await new GymflowClient({ baseUrl: api.url, token: TOKEN }).getRun('from-python');
+    expect(view.status).toBe('completed');
+  });
+});
