@@ -64,6 +64,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
   gym env list               available environments
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
+  gym env serve --nemo-gym <server> [--nemo-gym-python PATH]   start one of NeMo Gym's resources servers
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
