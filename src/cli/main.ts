@@ -77,6 +77,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym env list               available environments
   gym env schema --env <name>   the JSON Schema of an environment's task rows
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
+  gym env serve --nemo-gym <server> [--nemo-gym-python PATH]   start one of NeMo Gym's resources servers
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
   gym api serve --token-file F [--host H] [--port P]   the HTTP trigger API for other services (docs/api.md)
   gym server start|stop|status   the embedded Temporal dev server

@@ -30,7 +30,8 @@ export const RolloutRecord = z.looseObject({
   response: ResponseObject,
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
-  failure_reason: z.string().optional(),
+  // NeMo Gym's is Optional[str]: its servers answer null when nothing went wrong.
+  failure_reason: z.string().nullish(),
   _gf_model_call_ids: z.array(z.string()),
   /** Absent only in records written before diagnostics were kept. */
   _gf_diagnostics: RolloutDiagnostics.optional(),

@@ -10,6 +10,7 @@ export type VerifyRequest = z.infer<typeof VerifyRequest>;
 export const VerifyResult = z.looseObject({
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
-  failure_reason: z.string().optional(),
+  // NeMo Gym's is Optional[str]: its servers answer null when nothing went wrong.
+  failure_reason: z.string().nullish(),
 });
 export type VerifyResult = z.infer<typeof VerifyResult>;

@@ -75,7 +75,7 @@ describe('a stateful remote environment', () => {
     expect(JSON.parse(again.output)).toEqual({ count: 2 });
     a = again.state as RemoteState;
     const fresh = createRemoteEnvironment(config());
-    expect(await fresh.verify(counterTask(2), emptyResponse, { state: afterRestart(a) })).toEqual({ reward: 1, count: 2, expected: 2 });
+    expect(await fresh.verify(counterTask(2), emptyResponse, { state: afterRestart(a) })).toEqual({ reward: 1, count: 2, expected: 2, mask_sample: false, failure_kind: null, failure_reason: null });
     expect(await fresh.verify(counterTask(1), emptyResponse, { state: afterRestart(b) })).toMatchObject({ reward: 1, count: 1 });
     expect(await fresh.verify(counterTask(5), emptyResponse, { state: afterRestart(b) })).toMatchObject({ reward: 0, count: 1 });
   });

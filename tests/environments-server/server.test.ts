@@ -43,6 +43,8 @@ describe('NeMo Gym episodes replayed through the server', () => {
     expect(verified.body).toMatchObject(recordedVerifyFields(rollout));
     // NeMo Gym's convention: the verify response echoes the request.
     expect(verified.body).toMatchObject({ ...task, response: { id: rollout.response.id } });
+    // BaseVerifyResponse's fields, with its defaults: a valid measurement, no failure named.
+    expect(verified.body).toMatchObject({ mask_sample: false, failure_kind: null, failure_reason: null });
   });
 
   it('verifies a stateless environment without a session, as re-verification does', async () => {
@@ -128,6 +130,8 @@ describe('routes', () => {
     const reply = await post(counter.url, '/verify', { ...task, response: emptyResponse }, cookie);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ ...task, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: 'judge endpoint returned 503' });
+    // judge_failsafe's top-level fields: masked out of quality metrics, with the kind and the reason.
+    expect(reply.body).toMatchObject({ mask_sample: true, failure_kind: 'judge_failed', failure_reason: 'judge endpoint returned 503' });
   });
 
   it('answers a tool that throws with a 500 and keeps serving', async () => {

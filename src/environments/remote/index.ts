@@ -3,6 +3,7 @@
 import { request } from 'undici';
 import { z } from 'zod';
 import { GymError } from '../../errors';
+import { toNemoGymResponse } from '../../schemas/nemo-gym-response';
 import { TaskRow } from '../../schemas/task';
 import { inSpan, SpanKind, withTraceHeaders } from '../../tracing/spans';
 import { VerifyResult } from '../../schemas/verify';
@@ -110,7 +111,12 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
     },
 
     async verify(task, response, { state }) {
-      const body = expectJson('verify', await post('verify', { ...task, response }, state.cookie));
+      // NeMo Gym validates the whole Responses object, so the fields our episode does not keep are filled in.
+      const full = toNemoGymResponse(response, task.responses_create_params);
+      // A null request setting means unset; NeMo Gym's own rollouts record them as null, but its schema refuses
+      // null for some (parallel_tool_calls, tool_choice), so they are left out as NeMo Gym's client leaves them.
+      const params = Object.fromEntries(Object.entries(task.responses_create_params).filter(([, v]) => v !== null));
+      const body = expectJson('verify', await post('verify', { ...task, responses_create_params: params, response: full }, state.cookie));
       if (body._ng_failure_class === 'judge_failed') throw new JudgeError(String(body._ng_failure_judge_error ?? 'the remote judge gave no verdict'));
       if (body._ng_failure_class !== undefined) {
         throw new GymError('UNREACHABLE', `environment ${config.name}: /verify reported failure class ${String(body._ng_failure_class)}`);

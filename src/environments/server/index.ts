@@ -155,11 +155,23 @@ export async function startEnvironmentServer(opts: EnvironmentServerOptions): Pr
     const run = async (): Promise<Reply> => {
       const state = session ? session.state : await env.seedSession(task);
       try {
-        return ok({ ...task, response, ...(await env.verify(task, response, { state, judge: opts.judge })) });
+        // NeMo Gym's BaseVerifyResponse defaults: the reward is a valid measurement unless the environment says not.
+        return ok({ ...task, response, mask_sample: false, failure_kind: null, failure_reason: null, ...(await env.verify(task, response, { state, judge: opts.judge })) });
       } catch (e) {
         if (!(e instanceof JudgeError)) throw e;
         call.log.warn({ err: e }, 'judge failed');
-        return ok({ ...task, response, reward: 0, _ng_failure_class: 'judge_failed', _ng_failure_judge_error: e.message });
+        // As NeMo Gym's judge failsafe answers: masked, so no quality metric counts it; the `_ng_failure_*`
+        // fields for consumers that predate `failure_kind`.
+        return ok({
+          ...task,
+          response,
+          reward: 0,
+          mask_sample: true,
+          failure_kind: 'judge_failed',
+          failure_reason: e.message,
+          _ng_failure_class: 'judge_failed',
+          _ng_failure_judge_error: e.message,
+        });
       }
     };
     return session ? inTurn(session, run) : run();
