@@ -1,6 +1,6 @@
 // A rollout's response as NeMo Gym's pydantic `NeMoGymResponse` requires it: our records keep only what the
 // episode produced, and NeMo Gym's `/verify` answers 422 when the echoed request fields are missing.
-import type { ConversationItem, ResponseCreateParams, ResponseObject, Usage } from './responses';
+import { isMessage, type ConversationItem, type ResponseCreateParams, type ResponseObject, type Usage } from './responses';
 
 type Loose = Record<string, unknown>;
 
@@ -32,8 +32,7 @@ export function toNemoGymResponse(response: ResponseObject, params: ResponseCrea
 
 function outputItem(item: ConversationItem, id: string): ConversationItem {
   if (item.type === 'reasoning') return { ...item, id: item.id ?? `rs_${id}` };
-  if (item.type === 'function_call' || item.type === 'function_call_output') return item;
-  if (item.role !== 'assistant') return item;
+  if (!isMessage(item) || item.role !== 'assistant') return item;
   // An output message's content is a list of parts, each output_text part with its annotations.
   const content = typeof item.content === 'string' ? [{ type: 'output_text', text: item.content }] : item.content;
   return {
