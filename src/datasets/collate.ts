@@ -37,11 +37,11 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
   }
   const files = chosen.map((d) => ({ dataset: d, file: opts.locate(d) }));
   await mkdir(opts.outputDir, { recursive: true });
-  const writers = new Map<string, { file: string; tmp: string; out: WriteStream; rows: number }>();
+  const writers = new Map<string, Writer>();
   for (const type of new Set(chosen.map((d) => d.type))) {
     const file = path.join(opts.outputDir, `${type}.jsonl`);
     const tmp = `${file}.${process.pid}.tmp`;
-    writers.set(type, { file, tmp, out: createWriteStream(tmp), rows: 0 });
+    writers.set(type, { file, tmp, out: createWriteStream(tmp), rows: 0, batch: [], batchBytes: 0 });
   }
   const problems: string[] = [];
   const counts: CollateResult['datasets'] = [];
@@ -72,11 +72,15 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
         for (const key of RUN_KEYS) delete stamped[key];
         rows++;
         writer.rows++;
-        if (!writer.out.write(JSON.stringify(stamped) + '\n')) await new Promise<void>((resolve) => writer.out.once('drain', () => resolve()));
+        const out = JSON.stringify(stamped) + '\n';
+        writer.batch.push(out);
+        writer.batchBytes += out.length;
+        if (writer.batchBytes >= BATCH_BYTES) await flush(writer);
       });
       if (rows === 0 && !problems.some((p) => p.startsWith(`${file}:`))) problems.push(`${file}: has no rows (dataset ${dataset.instance}/${dataset.name})`);
       counts.push({ instance: dataset.instance, name: dataset.name, type: dataset.type, file, rows });
     }
+    for (const w of writers.values()) await flush(w);
     await Promise.all([...writers.values()].map((w) => new Promise<void>((resolve, reject) => w.out.end((e?: Error | null) => (e ? reject(e) : resolve())))));
     if (problems.length > 0) throw await problemsError(problems, opts.outputDir);
     for (const w of writers.values()) await rename(w.tmp, w.file);
@@ -87,6 +91,26 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
     }
   }
   return { outputs: [...writers.entries()].map(([type, w]) => ({ type, file: w.file, rows: w.rows })), datasets: counts };
+}
+
+interface Writer {
+  file: string;
+  tmp: string;
+  out: WriteStream;
+  rows: number;
+  /** Lines not yet written: one write per megabyte, not per row, since rows are small and many. */
+  batch: string[];
+  batchBytes: number;
+}
+
+const BATCH_BYTES = 1 << 20;
+
+async function flush(w: Writer): Promise<void> {
+  if (w.batch.length === 0) return;
+  const ok = w.out.write(w.batch.join(''));
+  w.batch = [];
+  w.batchBytes = 0;
+  if (!ok) await new Promise<void>((resolve) => w.out.once('drain', () => resolve()));
 }
 
 async function problemsError(problems: string[], outputDir: string): Promise<GymError> {
