@@ -7,7 +7,7 @@ import type { ResponseCreateParamsNonStreaming } from 'openai/resources/response
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { z } from 'zod';
 import { ResponseObject } from '../../schemas/responses';
-import { GatewayError } from '../errors';
+import { GatewayError, retryAfterMs } from '../errors';
 import { ModelTimeouts, type OpenAIModelSpec } from '../spec';
 import { ChatCompletion } from '../wire';
 import type { Backend } from './backend';
@@ -111,7 +111,7 @@ export function openaiBackend(spec: OpenAIModelSpec): Backend {
         }
         // A request the upstream refused (4xx but 408, 409, 429) fails the same way when retried.
         const refused = e.status !== undefined && e.status >= 400 && e.status < 500 && ![408, 409, 429].includes(e.status);
-        throw new GatewayError(502, 'upstream_error', refused ? 'upstream_rejected' : 'upstream_error', redact(`${upstream} answered ${e.message}`, apiKey));
+        throw new GatewayError(502, 'upstream_error', refused ? 'upstream_rejected' : 'upstream_error', redact(`${upstream} answered ${e.message}`, apiKey), null, refused ? undefined : retryAfterMs(e.headers));
       }
       let text: string;
       try {
