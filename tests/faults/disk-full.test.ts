@@ -79,10 +79,10 @@ describe.skipIf(refusal !== undefined)(`a full disk under the run store${refusal
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const recorded = () => (existsSync(path.join(out, 'rollouts.jsonl')) ? readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).length : 0);
-    await waitFor(() => recorded() >= 2 || child.exitCode !== null, 'the first records', 180_000);
+    await waitFor(() => recorded() >= 2 || child.exitCode !== null, 'the first records', 300_000);
     expect(child.exitCode, stderr).toBeNull();
     fillDisk(filler);
-    const code = await bounded('gym eval run on a full disk', 180_000, exited);
+    const code = await bounded('gym eval run on a full disk', 300_000, exited);
 
     expect(code, `${stdout}\n${stderr}`).toBe(10);
     expect(stderr).toMatch(new RegExp(`disk full at ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\S+`));
@@ -96,5 +96,5 @@ describe.skipIf(refusal !== undefined)(`a full disk under the run store${refusal
     await expectFaultInvariants(out, { tasks: TASKS, repeats: REPEATS, env: 'example_multi_step' });
     // No temp file of an atomic write was left behind by the failed writes.
     expect(execFileSync('find', [out, '-name', '*.tmp*'], { encoding: 'utf8' })).toBe('');
-  }, 600_000);
+  }, 900_000);
 });

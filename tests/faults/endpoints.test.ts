@@ -4,7 +4,7 @@
 // never started. Each run must end, with every task × repeat exactly once and no failure scored 0.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { remoteEnvironmentName } from '../../src/environments/registry';
 import { modelName, parseModelSpec, type ModelSpecInput } from '../../src/gateway/spec';
 import { hash32 } from '../../src/util/rng';
@@ -19,8 +19,10 @@ import { waitFor } from '../helpers/worker-process';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 const KEY_ENV = 'GYMFLOW_FAULTS_KEY';
-/** Far above any of these runs' normal time: only a hang reaches it. */
-const HANG_MS = 150_000;
+/** Far above any of these runs' normal time (a worker's start included, slow on a loaded machine): only a hang reaches it. */
+const HANG_MS = 400_000;
+// Each test waits for subprocesses and a worker to start; a loaded 2-core machine can take minutes.
+vi.setConfig({ testTimeout: 600_000 });
 
 let server: TestServer;
 let upstream: FakeOpenAIUpstream;
@@ -138,7 +140,7 @@ describe('gym gateway serve as the model endpoint, restarted mid-run', () => {
     const config = openaiRun(runDir, path.join(FIXTURES, 'mcqa/example.jsonl'), { base_url: `http://127.0.0.1:${port}/v1`, model: modelName(parseModelSpec(mock)) }, { maximumAttempts: 60, concurrency: 2 });
     const run = runInProcess(server, { ...config, numRepeats: 6 });
     const recorded = () => (existsSync(path.join(runDir, 'rollouts.jsonl')) ? readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).length : 0);
-    await waitFor(() => recorded() >= 4, 'the first records', 120_000);
+    await waitFor(() => recorded() >= 4, 'the first records', 300_000);
     await gateway.kill('SIGKILL');
     expect(recorded()).toBeLessThan(30);
     gateway = await serve();
@@ -147,7 +149,7 @@ describe('gym gateway serve as the model endpoint, restarted mid-run', () => {
     await expectFaultInvariants(runDir, { tasks: 5, repeats: 6, env: 'mcqa' });
     expect(result.metrics.coverage).toBe(1);
     releasePort(port);
-  }, 600_000);
+  });
 });
 
 describe('the environment server (gym env serve, driven with --env remote) down', () => {
@@ -187,7 +189,7 @@ describe('the environment server (gym env serve, driven with --env remote) down'
     const config = remoteRun(runDir, `http://127.0.0.1:${port}`);
     const run = runInProcess(server, config);
     const recorded = () => (existsSync(path.join(runDir, 'rollouts.jsonl')) ? readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).length : 0);
-    await waitFor(() => recorded() >= 2, 'the first records', 120_000);
+    await waitFor(() => recorded() >= 2, 'the first records', 300_000);
     await envServer.kill('SIGKILL');
     await bounded('the run after its environment server died', HANG_MS, run);
     const broken = await expectFaultInvariants(runDir, { tasks: 5, repeats: 4, env: 'example_multi_step', sidecarClasses: ['env_error', 'tool_error'] });
@@ -199,5 +201,5 @@ describe('the environment server (gym env serve, driven with --env remote) down'
     const { failures } = await expectFaultInvariants(runDir, { tasks: 5, repeats: 4, env: 'example_multi_step' });
     expect(failures).toEqual([]);
     releasePort(port);
-  }, 600_000);
+  });
 });

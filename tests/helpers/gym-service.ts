@@ -29,6 +29,6 @@ export async function startGymService(args: string[], env: Record<string, string
   await waitFor(() => {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`gym ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}):\n${out}`);
     return ready.test(out);
-  }, `gym ${args.slice(0, 2).join(' ')} to be ready`);
+  }, `gym ${args.slice(0, 2).join(' ')} to be ready`, 300_000);
   return service;
 }
