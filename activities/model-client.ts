@@ -5,6 +5,7 @@ import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
 import { ResponseObject, type ResponseCreateParams } from '../src/schemas/responses';
 import { GymError, type ErrorCode } from '../src/errors';
+import { withRetryAfter } from '../src/gateway/errors';
 
 export interface ModelCallResult {
   callId: string;
@@ -54,6 +55,8 @@ export interface ModelReply {
   latencyMs: number;
   status: number;
   body: unknown;
+  /** The upstream's Retry-After, when the call failed with one. */
+  retryAfterMs?: number;
 }
 
 export async function requestModel(
@@ -67,14 +70,15 @@ export async function requestModel(
   const startedAt = Date.now();
   const started = performance.now();
   const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal });
-  return { callId: reply.callId, backend: reply.backend, model, startedAt, latencyMs: performance.now() - started, status: reply.status, body: reply.body };
+  return { callId: reply.callId, backend: reply.backend, model, startedAt, latencyMs: performance.now() - started, status: reply.status, body: reply.body, retryAfterMs: reply.retryAfterMs };
 }
 
 /** The Responses object of an answered call, or the GymError a failed or malformed answer stands for. */
 export function modelResponse(spec: ModelSpec, reply: ModelReply): ResponseObject {
   if (reply.status >= 300) {
     const error = (reply.body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    throw new GymError(modelFailureCode(reply.status, error?.code), `model ${spec.backend} answered HTTP ${reply.status}: ${(error?.message ?? JSON.stringify(reply.body)).slice(0, 500)}`);
+    const err = new GymError(modelFailureCode(reply.status, error?.code), `model ${spec.backend} answered HTTP ${reply.status}: ${(error?.message ?? JSON.stringify(reply.body)).slice(0, 500)}`);
+    throw withRetryAfter(err, reply.retryAfterMs);
   }
   const parsed = ResponseObject.safeParse(reply.body);
   if (!parsed.success) throw new GymError('MODEL_ERROR', `model ${spec.backend} returned an invalid Responses object: ${parsed.error.issues[0]?.message}`);

@@ -31,10 +31,36 @@ export class GatewayError extends GymError {
     readonly param: string | null = null,
     /** The product's code when the status alone does not say it (a rollout's cap). */
     code?: ErrorCode,
+    /** How long the upstream asked callers to wait before trying again (its Retry-After), if it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(code ?? gymCodeFor(status), message);
     this.name = 'GatewayError';
   }
+}
+
+/**
+ * An upstream's wish to be left alone for a while: `retry-after-ms` (OpenAI's), else `Retry-After` in
+ * seconds or as an HTTP date. Undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** The Retry-After a failed call carries to whoever retries it (the property survives re-stamping with a stage). */
+export function withRetryAfter<E extends Error>(err: E, ms: number | undefined): E & { retryAfterMs?: number } {
+  return ms === undefined ? err : Object.assign(err, { retryAfterMs: ms });
+}
+
+export function retryAfterOf(e: unknown): number | undefined {
+  const ms = (e as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /** Status and body for any thrown value: GymError codes keep their meaning, anything else is a 500. */

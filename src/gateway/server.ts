@@ -19,7 +19,7 @@ import { openaiBackend } from './backends/openai';
 import { vllmBackend } from './backends/vllm';
 import { servedCallRecord, wireTokens } from './call-record';
 import type { TrainingTokenIds } from './convert';
-import { GatewayError, toHttpError, type OpenAIErrorBody } from './errors';
+import { GatewayError, retryAfterOf, toHttpError, type OpenAIErrorBody } from './errors';
 import { admitHttp, gatewayToken } from './guard';
 import { readJson, sendJson, validateBody } from './http';
 import { parseRegistration, RolloutTable, type RolloutRegistrationInput, type RolloutScope } from './rollouts';
@@ -51,6 +51,8 @@ export interface GatewayReply {
   backend: string;
   /** The answer went out as server-sent events (HTTP only); `body` is then what the client assembled. */
   streamed: boolean;
+  /** The upstream's Retry-After on a failed call, passed on (over HTTP as a `retry-after` header). */
+  retryAfterMs?: number;
 }
 
 export interface Gateway {
@@ -311,6 +313,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     let body: unknown;
     let streamed = false;
     let failure: { error_code: string; error: string } | undefined;
+    let retryAfterMs: number | undefined;
     const fail = (e: unknown): { status: number; body: OpenAIErrorBody } => {
       if (signal.aborted) {
         // Nobody is listening any more; 499 (nginx's "client closed request") keeps it out of the 5xx counts.
@@ -320,6 +323,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       }
       const reply = toHttpError(e);
       status = reply.status;
+      retryAfterMs = retryAfterOf(e);
       failure = { error_code: reply.body.error.code, error: reply.body.error.message };
       return reply;
     };
@@ -400,7 +404,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     if (path === '/v1/messages' && status >= 300 && !streamed) body = anthropicError(status, (body as OpenAIErrorBody).error.message);
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     log[level]({ status, model, backend: backendKind, stream: streamed || undefined, ms: Math.round(latencyMs), ...failure }, 'gateway call');
-    return { status, body, callId, backend: backendKind, streamed };
+    return { status, body, callId, backend: backendKind, streamed, retryAfterMs };
   }
 
   function eventSink(res: ServerResponse, headers: Record<string, string>): EventSink {
@@ -435,6 +439,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     if (reply.streamed || res.destroyed || res.writableEnded) return;
     res.setHeader(CALL_ID_HEADER, reply.callId);
     res.setHeader(BACKEND_HEADER, reply.backend);
+    if (reply.retryAfterMs !== undefined) res.setHeader('retry-after', String(Math.ceil(reply.retryAfterMs / 1000)));
     sendJson(res, reply.status, reply.body);
   }
 

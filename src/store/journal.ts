@@ -6,6 +6,7 @@ import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationItem, FunctionCallOutputItem, ResponseObject, Usage } from '../schemas/responses';
 import type { VerifyResult } from '../schemas/verify';
+import { rethrowDiskFull } from './disk-full';
 
 export interface ModelTurn {
   callId: string;
@@ -125,7 +126,8 @@ export class FileJournal implements Journal {
     }
     try {
       const before = versionOf(await handle.stat({ bigint: true }));
-      await handle.writeFile(text);
+      // A write on a handle names no path when the disk is full: name the journal, so the user knows where.
+      await handle.writeFile(text).catch((e: unknown) => rethrowDiskFull(this.file, e));
       const known = seen.get(this.file);
       // Only a journal known up to this write stays known; otherwise the next read parses the file.
       if (known?.version === before) remember(this.file, { entries: [...known.entries, deepFreeze(JSON.parse(line) as JournalEntry)], version: versionOf(await handle.stat({ bigint: true })) });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { rethrowDiskFull } from './disk-full';
 
 /** A new segment is started past this size, so no single file grows without bound. */
 const SEGMENT_BYTES = 256 * 1024 * 1024;
@@ -68,9 +69,9 @@ export function segmentLog(runDir: string, folder: string): SegmentLog {
         await appendFile(file, text);
       } catch (e) {
         // The folder may have been removed and made again under a live worker.
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') rethrowDiskFull(file, e);
         await mkdir(dir, { recursive: true });
-        await appendFile(file, text);
+        await appendFile(file, text).catch((again: unknown) => rethrowDiskFull(file, again));
       }
       written += Buffer.byteLength(text);
     });

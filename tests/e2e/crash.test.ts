@@ -1,9 +1,11 @@
 // Durability under crashes, on a real Temporal dev server: a 200-rollout run survives its worker
 // being SIGKILLed twice, and the Temporal server being killed and restarted on the same SQLite file.
-// Either way, every task × repeat ends with exactly one record and no torn line.
+// Either way, every task × repeat ends with exactly one record and no torn line (the fault matrix's
+// checker, docs/faults.md).
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectFaultInvariants } from '../helpers/fault-invariants';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { runConfig, startRunWorkflow, tempDir } from '../helpers/run';
 import { spawnWorker, waitFor, type WorkerProcess } from '../helpers/worker-process';
@@ -19,17 +21,8 @@ function recordedLines(runDir: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-function assertExactlyOnce(runDir: string, result: RunResult) {
-  const text = readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8');
-  expect(text.endsWith('\n')).toBe(true);
-  const rows = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { _ng_rollout_id: string; reward: number });
-  const failures = existsSync(path.join(runDir, 'failures.jsonl')) ? readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
-  const ids = rows.map((r) => r._ng_rollout_id);
-  expect(new Set(ids).size).toBe(ids.length);
-  const expected = [];
-  for (let t = 0; t < TASKS; t++) for (let r = 0; r < REPEATS; r++) expected.push(`${t}-${r}`);
-  expect([...ids].sort()).toEqual(expected.sort());
-  expect(failures).toEqual([]);
+async function assertExactlyOnce(runDir: string, result: RunResult) {
+  await expectFaultInvariants(runDir, { tasks: TASKS, repeats: REPEATS, env: 'mcqa' });
   expect(result.metrics.rollouts_recorded).toBe(TASKS * REPEATS);
   expect(result.metrics.coverage).toBe(1);
 }
@@ -81,7 +74,7 @@ describe('a 200-rollout run', () => {
         worker = startWorker(runDir);
       }
     });
-    assertExactlyOnce(runDir, result);
+    await assertExactlyOnce(runDir, result);
   }, 600_000);
 
   it('completes exactly once although the Temporal server is killed and restarted mid-run', async () => {
@@ -92,6 +85,6 @@ describe('a 200-rollout run', () => {
       await server.restart('SIGKILL');
       expect(recordedLines(runDir).length).toBeLessThan(TASKS * REPEATS);
     });
-    assertExactlyOnce(runDir, result);
+    await assertExactlyOnce(runDir, result);
   }, 600_000);
 });

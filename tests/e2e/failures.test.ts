@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModelSpec } from '../../src/gateway/spec';
 import { runWorkflowId } from '../../workflows/definitions';
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../gateway/fake_openai_upstream';
+import { expectFaultInvariants } from '../helpers/fault-invariants';
 import { captureRunHistories } from '../helpers/histories';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
@@ -42,6 +43,7 @@ describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)',
     expect(failed.metrics.coverage).toBe(0);
     expect(failed.metrics.mean_reward).toBeNull();
     expect(failed.metrics.failure_classes).toEqual({ model_error: 6 });
+    await expectFaultInvariants(runDir, { tasks: 3, repeats: 2, env: 'example_single_tool_call', sidecarClasses: ['model_error'] });
     const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(sidecar).toHaveLength(6);
     for (const f of sidecar) {
@@ -72,6 +74,7 @@ describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)',
     expect(resumed.metrics.rollouts_failed).toBe(0);
     expect(resumed.metrics.coverage).toBe(1);
     expect(readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8')).toBe('');
+    await expectFaultInvariants(runDir, { tasks: 3, repeats: 2, env: 'example_single_tool_call' });
 
     // The key is referenced by name only: not in any file of the run, not in any workflow history.
     for (const file of filesUnder(runDir)) expect(readFileSync(file, 'utf8')).not.toContain(SECRET);

@@ -1,15 +1,39 @@
 // A FAKE OpenAI upstream for tests: a real node:http server on 127.0.0.1 that speaks the OpenAI wire
 // protocol (POST /v1/responses, POST /v1/chat/completions, OpenAI error bodies) and records every
 // request it receives, headers included, so tests can check what the gateway sent. It can also go
-// silent, as a stuck endpoint does, to test the gateway's timeouts.
+// silent, as a stuck endpoint does, to test the gateway's timeouts, or inject seeded faults at set rates.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRng } from '../../src/util/rng';
 
 export interface RecordedRequest {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  /** sha256 of the raw body: a retry of a call sends the same bytes. */
+  digest: string;
+  /** The fault injected into this request's answer, if any. */
+  fault?: InjectedFault;
+}
+
+export type InjectedFault = { kind: 'server_error'; status: number } | { kind: 'too_many_requests'; retryAfterS: number } | { kind: 'stall' };
+
+/**
+ * Faults at set rates (each a probability per request). Each request's draw is seeded by the seed, its
+ * body and how often that body came before, so a rollout meets the same faults however calls interleave.
+ */
+export interface FaultPlan {
+  seed: number;
+  serverError?: number;
+  tooManyRequests?: number;
+  /** The Retry-After (seconds) sent with each 429. */
+  retryAfterS?: number;
+  /** Take the request and never answer. */
+  stall?: number;
 }
 
 export interface FakeOpenAIUpstream {
@@ -25,12 +49,16 @@ export interface FakeOpenAIUpstream {
    * `mid-body` sends the headers and the start of a body, then nothing more.
    */
   stall(mode: 'before-headers' | 'mid-body'): void;
+  /** From now on, injects faults by this plan into otherwise normal answers. */
+  inject(plan: FaultPlan): void;
+  /** The assistant text of every normal answer (default: a greeting). */
+  answerWith(text: (body: any) => string): void;
   /** From now on, answers normally again. */
   recover(): void;
   close(): Promise<void>;
 }
 
-function responseFor(body: any) {
+function responseFor(body: any, text: string) {
   return {
     id: 'resp_fake0001',
     object: 'response',
@@ -46,7 +74,7 @@ function responseFor(body: any) {
         id: 'msg_fake0001',
         status: 'completed',
         role: 'assistant',
-        content: [{ type: 'output_text', text: 'Hello from the fake upstream.', annotations: [] }],
+        content: [{ type: 'output_text', text, annotations: [] }],
       },
     ],
     parallel_tool_calls: true,
@@ -73,25 +101,48 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
   const requests: RecordedRequest[] = [];
   let fixed: { status: number; body: unknown } | undefined;
   let stalled: 'before-headers' | 'mid-body' | undefined;
+  let plan: FaultPlan | undefined;
+  let answerText = (_body: any) => 'Hello from the fake upstream.';
+  const seen = new Map<string, number>();
+
+  function draw(digest: string): InjectedFault | undefined {
+    if (!plan) return undefined;
+    const n = seen.get(digest) ?? 0;
+    seen.set(digest, n + 1);
+    const u = seededRng(`${plan.seed}:${digest}:${n}`).next();
+    const serverError = plan.serverError ?? 0;
+    const tooMany = serverError + (plan.tooManyRequests ?? 0);
+    if (u < serverError) return { kind: 'server_error', status: [500, 502, 503][n % 3]! };
+    if (u < tooMany) return { kind: 'too_many_requests', retryAfterS: plan.retryAfterS ?? 1 };
+    if (u < tooMany + (plan.stall ?? 0)) return { kind: 'stall' };
+    return undefined;
+  }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const raw = Buffer.concat(chunks);
+    const text = raw.toString('utf8');
     const body = text ? JSON.parse(text) : undefined;
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-    const send = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_fake${requests.length}` });
+    const digest = createHash('sha256').update(raw).digest('hex');
+    const fault = draw(digest);
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now(), digest, fault });
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_fake${requests.length}`, ...headers });
       res.end(JSON.stringify(payload));
     };
-    if (stalled === 'before-headers') return;
+    if (stalled === 'before-headers' || fault?.kind === 'stall') return;
+    if (fault?.kind === 'server_error') return send(fault.status, { error: { message: 'injected server error', type: 'server_error', param: null, code: null } });
+    if (fault?.kind === 'too_many_requests') {
+      return send(429, { error: { message: 'injected rate limit', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': String(fault.retryAfterS) });
+    }
     if (stalled === 'mid-body') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"id": "resp_fake_stalled", "output": [');
       return;
     }
     if (fixed) return send(fixed.status, fixed.body);
-    if (req.method === 'POST' && req.url === '/v1/responses') return send(200, responseFor(body));
+    if (req.method === 'POST' && req.url === '/v1/responses') return send(200, responseFor(body, answerText(body)));
     if (req.method === 'POST' && req.url === '/v1/chat/completions') return send(200, chatCompletionFor(body));
     send(404, { error: { message: `fake upstream has no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } });
   };
@@ -117,9 +168,16 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
     stall(mode) {
       stalled = mode;
     },
+    inject(p) {
+      plan = p;
+    },
+    answerWith(fn) {
+      answerText = fn;
+    },
     recover() {
       fixed = undefined;
       stalled = undefined;
+      plan = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

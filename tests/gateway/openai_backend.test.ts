@@ -138,6 +138,17 @@ describe('failures', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("passes a rate-limited upstream's Retry-After on, over HTTP and to in-process callers", async () => {
+    const fake = await upstream();
+    fake.inject({ seed: 1, tooManyRequests: 1, retryAfterS: 3 });
+    const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-limited', base_url: fake.url, api_key_env: KEY_ENV });
+    const res = await postJson(g.gateway, '/responses', { model, input: 'hi' });
+    expect(res.status).toBe(502);
+    expect(res.headers.get('retry-after')).toBe('3');
+    const reply = await g.gateway.call({ path: '/v1/responses', body: { model, input: 'hi again' } });
+    expect(reply).toMatchObject({ status: 502, retryAfterMs: 3000 });
+  });
+
   it('answers an unreachable upstream with 502 upstream_unreachable', async () => {
     const fake = await upstream();
     const url = fake.url;

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { GymError } from '../../errors';
-import { GatewayError } from '../errors';
+import { GatewayError, retryAfterMs } from '../errors';
 import { ModelTimeouts, Rotation } from '../spec';
 import { NoEndpoint, Replicas } from './replicas';
 
@@ -139,7 +139,13 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
     }
     const status = reply.statusCode;
     const refused = status >= 400 && status < 500 && ![408, 409, 429].includes(status);
-    return new GatewayError(502, 'upstream_error', refused ? 'upstream_rejected' : 'upstream_error', redact(`${label} answered ${status}: ${detail}`));
+    const header = (name: string) => {
+      const value = reply.headers[name];
+      return (Array.isArray(value) ? value[0] : value) ?? null;
+    };
+    // A refused request is not retried, so its Retry-After is moot; a failed one is waited out for at least that long.
+    const wait = refused ? undefined : retryAfterMs({ get: header });
+    return new GatewayError(502, 'upstream_error', refused ? 'upstream_rejected' : 'upstream_error', redact(`${label} answered ${status}: ${detail}`), null, undefined, wait);
   }
 
   /** Runs `read` on an open answer within total_ms, mapping transport failures to their class. */
