@@ -27,7 +27,8 @@ export interface FollowSettings {
 export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void, follow: Pick<FollowSettings, 'minCoverage'>): Promise<boolean> {
   const store = new RunStore(manifest.config.runDir);
   const metrics = await store.readJson<RunMetrics>(store.metricsPath);
-  if (!metrics || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
+  // A run cancelled gracefully completed as a workflow, with rollouts missing: resuming plays them.
+  if (!metrics || metrics.status === 'cancelled' || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
   say(`run ${manifest.run_id} is already complete`);
   say(formatMetrics(metrics, manifest.config.runDir));
   checkCoverage(metrics, follow.minCoverage);
