@@ -18,9 +18,10 @@ import { runActivity } from './envelope';
 export function finalizeRun(input: { runDir: string; expected: number; status?: RunEnd }): Promise<RunMetrics> {
   return runActivity(async () => {
     const status = input.status ?? 'completed';
+    // metrics.json is written last but one: once it is there, so is the manifest's status.
+    await recordStatus(input.runDir, status);
     const metrics = await aggregateRun(input.runDir, input.expected, status);
     await runHealthChecks(input.runDir);
-    await recordStatus(input.runDir, status);
     // A cancelled run is partial: it is exported once it is finished (resumed), not before.
     if (status === 'completed') await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);
     return metrics;

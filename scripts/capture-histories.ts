@@ -11,7 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { parseModelSpec } from '../src/gateway/spec';
 import { queryProgress } from '../src/runs/client';
 import { createGymWorker } from '../workers/worker';
-import { pauseSignal, resumeSignal, runStateQuery, runWorkflowId, setConcurrencyUpdate } from '../workflows/definitions';
+import { pauseSignal, resumeSignal, runStateQuery, runWorkflowId, setConcurrencyUpdate, stopSignal } from '../workflows/definitions';
 import { captureRunHistories, saveHistories } from '../tests/helpers/histories';
 import { quietLogger, runConfig, startRunWorkflow, tempDir } from '../tests/helpers/run';
 import { startTestServer, type TestServer } from '../tests/helpers/temporal-server';
@@ -67,6 +67,14 @@ async function cancelMidway(handle: WorkflowHandle, runDir: string): Promise<voi
   await waitFor(async () => (await handle.query(runStateQuery)).phase === 'running', 'the run to start its shards');
   await waitFor(async () => journals() || ((await queryProgress(handle))?.inFlight ?? 0) > 0, 'rollouts in flight');
   await handle.cancel();
+}
+
+/** A graceful cancel once rollouts are in flight: those finish, no more start, the run ends as cancelled. */
+async function stopMidway(handle: WorkflowHandle, runDir: string): Promise<void> {
+  const journals = () => readdirSync(path.join(runDir, 'work')).some((f) => f.endsWith('.jsonl'));
+  await waitFor(async () => (await handle.query(runStateQuery)).phase === 'running', 'the run to start its shards');
+  await waitFor(async () => journals() || ((await queryProgress(handle))?.inFlight ?? 0) > 0, 'rollouts in flight');
+  await handle.signal(stopSignal);
 }
 
 /** The sidecar cannot be written (its path is a folder): a rollout that fails stops its round or batch. */
@@ -134,6 +142,12 @@ const SCENARIOS: Scenario[] = [
     run: { envName: 'example_multi_step', input: INPUT('example_multi_step'), limit: 5, numRepeats: 4, concurrency: 2, durability: 'turn', model: { accuracy: 0.5, seed: 3, latency_ms: 500 } },
     drive: (handle, { runDir }) => cancelMidway(handle, runDir),
     ends: 'CANCELLED',
+  },
+  {
+    what: 'turn grain, stopped gracefully (the rollouts in flight finish)',
+    run: { envName: 'example_multi_step', input: INPUT('example_multi_step'), limit: 5, numRepeats: 4, concurrency: 2, durability: 'turn', model: { accuracy: 0.5, seed: 3, latency_ms: 300 } },
+    drive: (handle, { runDir }) => stopMidway(handle, runDir),
+    ends: 'COMPLETED',
   },
   {
     what: 'rollout grain, cancelled',

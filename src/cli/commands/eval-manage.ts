@@ -6,7 +6,8 @@ import { GymError } from '../../errors';
 import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
 import { checkResumeIdentity, queryProgress, readManifest, resolveRun, startRun } from '../../runs/client';
-import { listRuns, parseRunStatus, RUN_STATUSES } from '../../runs/list';
+import { listRuns, parseRunStatus, rowStatus, RUN_STATUSES } from '../../runs/list';
+import { RUN_STATUS } from '../../temporal/search-attributes';
 import { intFlag, parseFlags } from '../args';
 import { formatProgress } from '../progress';
 import { coverageShortfall, MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
@@ -47,22 +48,25 @@ export async function evalStatus(argv: string[], logger: Logger, say: (line: str
       throw e;
     }
     const progress = description.status.name === 'RUNNING' ? await queryProgress(handle) : undefined;
+    // Paused, or cancelled gracefully (the workflow completed), as GymStatus tells it.
+    const shown = rowStatus(description.status.name, description.typedSearchAttributes.get(RUN_STATUS) as string | undefined);
     const runDir = manifest?.config.runDir ?? (description.memo?.runDir as string | undefined);
     const metrics = runDir ? await new RunStore(runDir).readJson<RunMetrics>(new RunStore(runDir).metricsPath) : undefined;
     if (values.json) {
-      say(JSON.stringify({ workflowId, status: description.status.name, runDir, progress, metrics }, null, 2));
+      say(JSON.stringify({ workflowId, status: description.status.name, run_status: shown, runDir, progress, metrics }, null, 2));
       return;
     }
-    say(`run ${workflowId}: ${description.status.name.toLowerCase()} (started ${description.startTime.toISOString()})`);
+    say(`run ${workflowId}: ${shown} (started ${description.startTime.toISOString()})`);
     if (runDir) say(`folder: ${runDir}`);
     if (progress) say(formatProgress(progress, 0));
-    if (metrics && description.status.name === 'COMPLETED') {
+    if (metrics && description.status.name === 'COMPLETED' && shown !== 'cancelled') {
       say(formatMetrics(metrics, runDir!));
       // Status reports a shortfall; only the commands that run the eval turn it into an exit status.
       const shortfall = coverageShortfall(metrics, 1);
       if (shortfall) say(shortfall);
     }
-    if (['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED'].includes(description.status.name)) {
+    if (['failed', 'terminated', 'timed_out', 'cancelled'].includes(shown)) {
+      if (metrics?.rollouts_missing) say(`${metrics.rollouts_missing} rollouts missing from the files`);
       say(`the run was interrupted; continue it with \`gym eval resume ${runDir ?? '<run folder>'}\``);
     }
   } finally {
