@@ -30,6 +30,8 @@ interface Scenario {
   /** Steers the run while it runs. */
   drive?: (handle: WorkflowHandle, run: { total: number; runDir: string }) => Promise<void>;
   ends: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+  /** Why this scenario is not captured any more (its branch stays covered by older histories). */
+  skip?: string;
 }
 
 const INPUT = (env: string) => `tests/fixtures/nemo-gym/${env}/example.jsonl`;
@@ -77,6 +79,10 @@ async function stopMidway(handle: WorkflowHandle, runDir: string): Promise<void>
   await handle.signal(stopSignal);
 }
 
+// The results log now moves a folder found at failures.jsonl aside and writes the file, so this
+// injection no longer fails a round or batch; v5 and v6 keep those branches until another is found.
+const UNWRITABLE_SIDECAR_GONE = 'a folder at failures.jsonl no longer makes the sidecar unwritable';
+
 /** The sidecar cannot be written (its path is a folder): a rollout that fails stops its round or batch. */
 async function unwritableSidecar(runDir: string): Promise<void> {
   await mkdir(path.join(runDir, 'failures.jsonl'));
@@ -116,6 +122,7 @@ const SCENARIOS: Scenario[] = [
     unreachableModel: true,
     prepare: unwritableSidecar,
     ends: 'FAILED',
+    skip: UNWRITABLE_SIDECAR_GONE,
   },
   {
     what: 'rollout grain, a failed batch fails the shard and the run',
@@ -123,6 +130,7 @@ const SCENARIOS: Scenario[] = [
     unreachableModel: true,
     prepare: unwritableSidecar,
     ends: 'FAILED',
+    skip: UNWRITABLE_SIDECAR_GONE,
   },
   {
     what: 'turn grain, two shards, pause, concurrency change, resume, continue-as-new',
@@ -189,6 +197,10 @@ const server = await startTestServer();
 try {
   const client = await server.client();
   for (const [i, scenario] of SCENARIOS.entries()) {
+    if (scenario.skip) {
+      console.log(`${scenario.what}: skipped (${scenario.skip})`);
+      continue;
+    }
     const histories = await capture(server, client, scenario);
     const files = await saveHistories(histories, `${name}-${i}`);
     console.log(`${scenario.what}: ${files.length} histories\n  ${files.map((f) => path.basename(f)).join('\n  ')}`);
