@@ -80,7 +80,8 @@ describe('gym eval retry-failures', () => {
       return d.status.name === 'RUNNING' && !!(d.memo as RunMemo | undefined)?.retry;
     }, 'the retry to start');
     child.kill('SIGINT');
-    await exited;
+    // Ctrl-C ends a follower that runs no worker too (it used to wait for the result for ever).
+    expect(await exited).toBe(130);
     const resumed = await gym(['eval', 'resume', out], env);
     expect(resumed.code).toBe(0);
     const recorded = lines(path.join(out, 'rollouts.jsonl'));

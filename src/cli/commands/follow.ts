@@ -94,8 +94,14 @@ export async function followRun(opts: FollowSettings & {
       await sleep(1000);
     }
   })();
+  // Without a worker in this process nothing else ends the wait for the result when Ctrl-C comes.
+  const byUser = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
   try {
-    const out = worker ? ((await worker.run(result)) as RunResult) : await result;
+    const out = worker ? ((await worker.run(result)) as RunResult) : await Promise.race([result, byUser]);
+    if (!out) {
+      result.catch(() => {});
+      return undefined;
+    }
     reporter.finish();
     say(formatMetrics(out.metrics, opts.runDir));
     // The finalize that just ran exported the run; older entries of exports.json are not this run's news.
