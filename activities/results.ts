@@ -8,27 +8,32 @@ import { exportAfterRun } from '../src/exporters/run-exports';
 import { envLabel, resolveEnvironment } from '../src/environments/ref';
 import type { ModelSpec } from '../src/gateway/spec';
 import { runHealthChecks } from '../src/health/run-health';
-import { RunAccumulator, type RunMetrics } from '../src/metrics/aggregate';
+import { RunAccumulator, type RunEnd, type RunMetrics } from '../src/metrics/aggregate';
 import type { GroupKey } from '../src/metrics/diagnostics';
 import { Manifest } from '../src/runs/manifest';
 import { writeFileAtomic } from '../src/store/jsonl';
 import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
 
-export function finalizeRun(input: { runDir: string; expected: number }): Promise<RunMetrics> {
+export function finalizeRun(input: { runDir: string; expected: number; status?: RunEnd }): Promise<RunMetrics> {
   return runActivity(async () => {
-    const metrics = await aggregateRun(input.runDir, input.expected);
+    const status = input.status ?? 'completed';
+    // metrics.json is written last but one: once it is there, so is the manifest's status.
+    await recordStatus(input.runDir, status);
+    const metrics = await aggregateRun(input.runDir, input.expected, status);
     await runHealthChecks(input.runDir);
-    await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);
+    // A cancelled run is partial: it is exported once it is finished (resumed), not before.
+    if (status === 'completed') await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);
     return metrics;
   });
 }
 
 /** Writes metrics.json and task_metrics.jsonl from the run folder's files and returns the metrics. */
-export async function aggregateRun(runDir: string, expected: number): Promise<RunMetrics> {
+export async function aggregateRun(runDir: string, expected: number, status?: RunEnd): Promise<RunMetrics> {
   const store = new RunStore(runDir);
-  const acc = new RunAccumulator(await taskSet(store));
-  const group = await groupOf(store);
+  const manifest = await readManifest(store);
+  const acc = new RunAccumulator(await taskSet(store), manifest?.config.countAsZero ?? []);
+  const group = groupOf(manifest);
   await store.scanResults({
     rollout: (r) =>
       acc.addRollout({
@@ -40,9 +45,9 @@ export async function aggregateRun(runDir: string, expected: number): Promise<Ru
         diagnostics: r._gf_diagnostics,
         group,
       }),
-    failure: (f) => acc.addFailure(f._ng_failure_class),
+    failure: (f) => acc.addFailure(f._ng_failure_class, { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index }),
   });
-  const metrics = acc.result(expected);
+  const metrics = { ...(status ? { status } : {}), ...acc.result(expected) };
   await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
   await store.writeJson(store.metricsPath, metrics);
   return metrics;
@@ -63,10 +68,22 @@ async function taskSet(store: RunStore): Promise<number[]> {
 
 const modelLabel = (spec: ModelSpec) => (spec.backend === 'mock' ? `mock:${spec.env}` : spec.model);
 
-/** Who played the run's rollouts, from its manifest; a folder without one (written by hand) is "unknown". */
-async function groupOf(store: RunStore): Promise<GroupKey> {
+/** The run's manifest, or undefined for a folder without one (written by hand). */
+async function readManifest(store: RunStore): Promise<Manifest | undefined> {
   const parsed = Manifest.safeParse(await store.readJson<unknown>(store.manifestPath));
-  if (!parsed.success) return { environment: 'unknown', agent: 'unknown', model: 'unknown' };
-  const { env, model } = parsed.data.config;
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** How the run ended, in its manifest beside its configuration. */
+async function recordStatus(runDir: string, status: RunEnd): Promise<void> {
+  const store = new RunStore(runDir);
+  const manifest = await readManifest(store);
+  if (manifest) await store.writeJson(store.manifestPath, { ...manifest, status, status_at: new Date().toISOString() });
+}
+
+/** Who played the run's rollouts, from its manifest; a folder without one is "unknown". */
+function groupOf(manifest: Manifest | undefined): GroupKey {
+  if (!manifest) return { environment: 'unknown', agent: 'unknown', model: 'unknown' };
+  const { env, model } = manifest.config;
   return { environment: envLabel(env), agent: resolveEnvironment(env).agent ?? 'simple_agent', model: modelLabel(model) };
 }

@@ -18,6 +18,8 @@ export interface BatchInput {
   /** Rollouts of this batch in flight at once. */
   concurrency: number;
   retry: RetrySettings;
+  /** A retry's attempt index of each rollout (absent: the run's own attempt). */
+  attempts?: [ordinal: number, attempt: number][];
 }
 
 export interface BatchCounts {
@@ -31,8 +33,9 @@ interface BatchProgress {
   counts: BatchCounts;
 }
 
-export function keyOf(ordinal: number, numRepeats: number): RolloutKey {
-  return { taskIndex: Math.floor(ordinal / numRepeats), rolloutIndex: ordinal % numRepeats };
+export function keyOf(ordinal: number, numRepeats: number, attemptIndex?: number): RolloutKey {
+  const key = { taskIndex: Math.floor(ordinal / numRepeats), rolloutIndex: ordinal % numRepeats };
+  return attemptIndex ? { ...key, attemptIndex } : key;
 }
 
 export function createBatchActivity(steps: RolloutSteps) {
@@ -63,12 +66,13 @@ export function createBatchActivity(steps: RolloutSteps) {
       const finished = new Set(before?.finished ?? []);
       const counts: BatchCounts = before?.counts ?? { done: 0, failed: 0, rewardSum: 0 };
       const queue = input.ordinals.filter((o) => !finished.has(o));
+      const attempts = new Map(input.attempts);
       const beat = setInterval(() => ctx.heartbeat({ finished: [...finished], counts } satisfies BatchProgress), 1000);
       try {
         const lane = async () => {
           for (let ordinal = queue.shift(); ordinal !== undefined; ordinal = queue.shift()) {
             if (ctx.cancellationSignal.aborted) return;
-            const { reward } = await settle(input, keyOf(ordinal, input.numRepeats), ctx.cancellationSignal);
+            const { reward } = await settle(input, keyOf(ordinal, input.numRepeats, attempts.get(ordinal)), ctx.cancellationSignal);
             if (reward === undefined) counts.failed++;
             else {
               counts.done++;

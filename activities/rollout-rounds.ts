@@ -18,6 +18,8 @@ export interface RoundInput {
   retry: RetrySettings;
   /** Each rollout in flight, with the step it is at (FINISHING = verify and record). */
   rollouts: [ordinal: number, step: number][];
+  /** A retry's attempt index of each rollout in flight (absent: the run's own attempt). */
+  attempts?: [ordinal: number, attempt: number][];
   /** Once a step has finished, how long to wait for others before answering. */
   gatherMs?: number;
   /** Answer after this long even if no step has finished (possibly with nothing), so the shard can take signals. */
@@ -44,8 +46,8 @@ const DEFAULT_MAX_WAIT_MS = 250;
 const running = new Map<string, Promise<Settled>>();
 
 export function createRoundActivity(steps: RolloutSteps) {
-  async function advance(input: RoundInput, ordinal: number, step: number): Promise<Settled> {
-    const key = keyOf(ordinal, input.numRepeats);
+  async function advance(input: RoundInput, ordinal: number, step: number, attempt: number | undefined): Promise<Settled> {
+    const key = keyOf(ordinal, input.numRepeats, attempt);
     const journal = new FileJournal(journalPath(input.spec.runDir, key));
     const stage = (): RolloutStage => (step === FINISHING ? 'verify' : 'model');
     const never = new AbortController().signal;
@@ -68,10 +70,11 @@ export function createRoundActivity(steps: RolloutSteps) {
   return {
     async advanceRollouts(input: RoundInput): Promise<Settled[]> {
       const signal = Context.current().cancellationSignal;
+      const attempts = new Map(input.attempts);
       const keys = input.rollouts.map(([ordinal, step]) => {
         const k = `${input.spec.runDir}|${input.spec.epoch}|${ordinal}|${step}`;
         if (!running.has(k)) {
-          const p = advance(input, ordinal, step);
+          const p = advance(input, ordinal, step, attempts.get(ordinal));
           // Kept until a round hands its result over; a failure is handed over like a result.
           p.catch(() => {});
           running.set(k, p);

@@ -42,6 +42,8 @@ export interface RolloutSpec {
 export interface RolloutKey {
   taskIndex: number;
   rolloutIndex: number;
+  /** Set when a retry plays the rollout again: its NeMo Gym attempt index (earlier attempts in the sidecar). */
+  attemptIndex?: number;
 }
 
 /** A rollout that reached its record. */
@@ -209,8 +211,11 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         stage: failure.stage,
         attempt: failure.attempt,
         failed_at: new Date().toISOString(),
+        _ng_failure_terminal: failure.terminal,
+        _ng_attempt_index: key.attemptIndex ?? 0,
         _ng_rollout_id: rolloutId(key),
       };
+      // A retry's line replaces the earlier attempt's (the results log keeps the higher attempt index).
       await new RunStore(spec.runDir).appendFailure(record);
     },
   };
@@ -219,7 +224,14 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     const startedAtMs = Date.now();
     const store = new RunStore(spec.runDir);
     const env = resolveEnvironment(spec.env);
-    let episode = episodeOf(await journal.read());
+    const entries = await journal.read();
+    let episode = episodeOf(entries);
+    const earlierAttempt = episode.seed?.attemptIndex ?? 0;
+    if (entries.length && (key.attemptIndex ?? 0) > earlierAttempt) {
+      // A retry is a new attempt: the failed one's journal is kept aside, not continued.
+      await journal.setAside(earlierAttempt);
+      episode = episodeOf([]);
+    }
     if (!episode.seed) {
       // Recorded already (a resumed run, or a stalled worker's duplicate): settled without running again.
       // A sidecar rollout is played again by a resumed run; its record then replaces the sidecar line.
@@ -231,7 +243,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         const scheduledAt = scheduledAtMs();
         // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
         const queueingMs = scheduledAt === undefined ? 0 : Math.max(0, startedAtMs - scheduledAt);
-        await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined, startedAtMs, queueingMs });
+        await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined, startedAtMs, queueingMs, ...(key.attemptIndex ? { attemptIndex: key.attemptIndex } : {}) });
       }));
       episode = episodeOf(await journal.read());
     }
@@ -279,6 +291,8 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     const episode = episodeOf(await journal.read());
     const env = resolveEnvironment(spec.env);
     const { raw: row, parsed: task } = await inStage('verify', () => loadTask(spec, store, env, key.taskIndex));
+    // The attempt the journal was seeded for: a resumed run can finish a retry's attempt.
+    const attemptIndex = episode.seed?.attemptIndex ?? key.attemptIndex;
     let verified = episode.verify;
     if (!verified) {
       const response = episodeResponse(episode);
@@ -302,6 +316,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         _ng_rollout_index: key.rolloutIndex,
         _gf_model_call_ids: verified.modelCallIds,
         _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
+        ...(attemptIndex ? { _ng_attempt_index: attemptIndex } : {}),
         _ng_rollout_id: id,
       };
       await store.appendRollout(record);

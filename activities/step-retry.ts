@@ -1,6 +1,7 @@
 // Retries inside an activity, for work the workflow does not retry step by step: bounded exponential
-// backoff on retryable codes, then a sidecar description of the failure. A run-stopping failure
-// (the disk is full) is thrown, not described, so the whole run stops with it.
+// backoff on retryable codes (each failure class may have its own attempts and intervals), then a
+// sidecar description of the failure. A run-stopping failure (the disk is full) is thrown, not
+// described, so the whole run stops with it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { failureClassOf, RUN_STOPPING_TYPES, STAGE_CODE, type RolloutStage } from '../src/errors';
 import { retryAfterOf } from '../src/gateway/errors';
@@ -14,9 +15,16 @@ export interface FailureDescription {
   message: string;
   stage: RolloutStage;
   attempt: number;
+  /** A retry cannot fix it (a non-retryable code): `gym eval retry-failures` leaves it alone. */
+  terminal: boolean;
 }
 
 export type Retried<T> = { ok: true; value: T } | { ok: false; failure: FailureDescription };
+
+/** The attempts and intervals for failures of one class: the class's own where it has them. */
+export function classRetry(retry: RetrySettings, failureClass: FailureClass): RetrySettings {
+  return { ...retry, ...retry.byClass?.[failureClass] };
+}
 
 /**
  * The longest Retry-After obeyed: an upstream asking for hours would otherwise hold a rollout (and
@@ -38,19 +46,13 @@ export async function retrying<T>(retry: RetrySettings, signal: AbortSignal, sta
       if (signal.aborted) throw e;
       const err = stageError(stage(), e);
       if (RUN_STOPPING_TYPES.includes(err.code)) throw err;
-      if (err.retryable && attempt < retry.maximumAttempts) {
-        await sleep(backoffMs(retry, attempt, retryAfterOf(err)), undefined, { signal });
+      const failureClass = failureClassOf(err.code) ?? failureClassOf(STAGE_CODE[err.stage]) ?? 'internal';
+      const settings = classRetry(retry, failureClass);
+      if (err.retryable && attempt < settings.maximumAttempts) {
+        await sleep(backoffMs(settings, attempt, retryAfterOf(err)), undefined, { signal });
         continue;
       }
-      return {
-        ok: false,
-        failure: {
-          failureClass: failureClassOf(err.code) ?? failureClassOf(STAGE_CODE[err.stage]) ?? 'internal',
-          message: err.message,
-          stage: err.stage,
-          attempt,
-        },
-      };
+      return { ok: false, failure: { failureClass, message: err.message, stage: err.stage, attempt, terminal: !err.retryable } };
     }
   }
 }

@@ -6,6 +6,10 @@ import type { EnvRef } from '../src/environments/ref';
 import type { AgentKind } from '../src/environments/types';
 import type { ModelSpec } from '../src/gateway/spec';
 import type { RunMetrics } from '../src/metrics/aggregate';
+import type { FailureClass } from '../src/schemas/records';
+
+/** A failure class's own tries and backoff, where they differ from the run's. */
+export type ClassRetry = Partial<Pick<RetrySettings, 'maximumAttempts' | 'initialIntervalMs' | 'maximumIntervalMs'>>;
 
 export interface RetrySettings {
   /** Attempts per step (and per rollout in the "rollout" grain) before the rollout goes to the sidecar. */
@@ -14,6 +18,17 @@ export interface RetrySettings {
   maximumIntervalMs: number;
   /** A worker that stops heartbeating a long activity for this long is presumed dead and the activity retried. */
   heartbeatTimeoutMs: number;
+  /** Per failure class (of the step's error): its own attempts and intervals, still bounded. */
+  byClass?: Partial<Record<FailureClass, ClassRetry>>;
+}
+
+/**
+ * Some of a run's rollouts (task × repeat ordinals) and the attempt index each is played as: what
+ * `gym eval retry-failures` plays again.
+ */
+export interface RolloutSelection {
+  ordinals: number[];
+  attempts: number[];
 }
 
 export const DEFAULT_RETRY: RetrySettings = { maximumAttempts: 3, initialIntervalMs: 1000, maximumIntervalMs: 30_000, heartbeatTimeoutMs: 30_000 };
@@ -42,6 +57,8 @@ export interface RunInput {
   shards: number;
   /** Steps (local activities) or batches one shard execution runs before it continues as new. */
   stepsPerExecution?: number;
+  /** Play only these rollouts (a retry of sidecar rollouts); the metrics still cover the whole run. */
+  only?: RolloutSelection;
 }
 
 export interface ShardCounts {
@@ -61,7 +78,11 @@ export interface ShardInput {
   shards: number;
   concurrency: number;
   paused?: boolean;
+  /** Start no more rollouts; end once those in flight have settled (a graceful cancel). */
+  stopping?: boolean;
   stepsPerExecution?: number;
+  /** This shard's part of a run's selection: it plays these instead of its ordinals of `total`. */
+  only?: RolloutSelection;
   /** Carried across continue-as-new: the next position in this shard's sequence, the counts so far, and
    *  the rollouts that were in flight with the step each continues at. */
   cursor?: number;
@@ -81,6 +102,8 @@ export interface RunState {
   total: number | null;
   concurrency: number;
   paused: boolean;
+  /** A graceful cancel is under way: the rollouts in flight finish, no new ones start. */
+  stopping?: boolean;
   /** The shards started so far. */
   shardIds: string[];
   /** Final counts of the shards that have finished. */
@@ -95,6 +118,7 @@ export interface RunProgress {
   inFlight: number;
   concurrency: number;
   paused: boolean;
+  stopping?: boolean;
   meanReward: number | null;
 }
 
@@ -107,6 +131,8 @@ export const runStateQuery = defineQuery<RunState>('runState');
 export const shardProgressQuery = defineQuery<ShardProgress>('shardProgress');
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
+/** Graceful cancel: start no more rollouts, let those in flight finish, then end the run as cancelled. */
+export const stopSignal = defineSignal('stop');
 /** To a shard: its share of the run's concurrency. */
 export const shardConcurrencySignal = defineSignal<[number]>('shardConcurrency');
 /** To the run: the new concurrency, answered with the value applied. */

@@ -1,5 +1,6 @@
-// A run (campaign): collate the input once, spread the rollouts over shard workflows, steer them
-// (pause, resume, concurrency), then aggregate the run's metrics from its files.
+// A run (campaign): collate the input once, spread the rollouts (or a retry's selection of them) over
+// shard workflows, steer them (pause, resume, concurrency, graceful stop), then aggregate the run's
+// metrics from its files. GymStatus follows: running, paused, completed, failed or cancelled.
 import {
   type ActivityOptions,
   allHandlersFinished,
@@ -7,6 +8,7 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -25,6 +27,8 @@ import {
   shardConcurrencySignal,
   shardShare,
   shardWorkflowId,
+  stopSignal,
+  type RolloutSelection,
   type RunInput,
   type RunPhase,
   type RunResult,
@@ -43,13 +47,24 @@ const { collateRun } = proxyActivities<Activities>({ ...runStep, heartbeatTimeou
 // waits out the whole timeout before another worker gets it.
 const { finalizeRun } = proxyActivities<Activities>({ ...runStep, heartbeatTimeout: '30 seconds' });
 
+/** Workflow patches, named once: each guards a change that old histories must replay without. */
+const PATCH_PAUSED_STATUS = 'gym-status-paused';
+const PATCH_FINALIZE_CANCELLED = 'finalize-cancelled-run';
+
+/** Shard `s`'s part of a selection: every `shards`-th entry from the s-th. */
+function selectionPart(only: RolloutSelection, shards: number, s: number): RolloutSelection {
+  const keep = (_: number, i: number) => i % shards === s;
+  return { ordinals: only.ordinals.filter(keep), attempts: only.attempts.filter(keep) };
+}
+
 export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   let phase: RunPhase = 'collating';
   let concurrency = Math.min(MAX_CONCURRENCY, Math.max(1, input.concurrency));
   let paused = false;
+  let stopping = false;
   let total: number | null = null;
   const runWfId = workflowInfo().workflowId;
-  const shards = Math.max(1, Math.min(input.shards, concurrency));
+  const shards = Math.max(1, Math.min(input.shards, concurrency, input.only ? input.only.ordinals.length : Infinity));
   const shardIds = Array.from({ length: shards }, (_, s) => shardWorkflowId(runWfId, s));
   const finished: Record<string, ShardCounts> = {};
   const running = new Set<string>();
@@ -60,14 +75,24 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   }
 
   // Only started shards: an id not started yet may still name a finished shard of an earlier run.
-  setHandler(runStateQuery, () => ({ phase, total, concurrency, paused, shardIds: shardIds.filter((id) => running.has(id) || id in finished), finished }));
+  setHandler(runStateQuery, () => ({ phase, total, concurrency, paused, stopping, shardIds: shardIds.filter((id) => running.has(id) || id in finished), finished }));
+  /** GymStatus while the run runs; histories from before it was kept replay without the upsert. */
+  const showPaused = (isPaused: boolean) => {
+    if (phase !== 'completed' && patched(PATCH_PAUSED_STATUS)) upsertSearchAttributes([{ key: RUN_STATUS, value: isPaused ? 'paused' : 'running' }]);
+  };
   setHandler(pauseSignal, async () => {
     paused = true;
+    showPaused(true);
     await broadcast((id) => getExternalWorkflowHandle(id).signal(pauseSignal));
   });
   setHandler(resumeSignal, async () => {
     paused = false;
+    showPaused(false);
     await broadcast((id) => getExternalWorkflowHandle(id).signal(resumeSignal));
+  });
+  setHandler(stopSignal, async () => {
+    stopping = true;
+    await broadcast((id) => getExternalWorkflowHandle(id).signal(stopSignal));
   });
   setHandler(
     setConcurrencyUpdate,
@@ -92,6 +117,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
       shardIds.map(async (id, s) => {
         const share = shardShare(concurrency, shards, s);
         const startPaused = paused;
+        const startStopping = stopping;
         const child = await startChild(shardWorkflow, {
           workflowId: id,
           args: [
@@ -105,7 +131,9 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
               shards,
               concurrency: share,
               paused: startPaused,
+              ...(startStopping ? { stopping: true } : {}),
               stepsPerExecution: input.stepsPerExecution,
+              ...(input.only ? { only: selectionPart(input.only, shards, s) } : {}),
             },
           ],
           parentClosePolicy: ParentClosePolicy.TERMINATE,
@@ -113,6 +141,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
         // Control that arrived while the shard was starting reached no one: pass it on now.
         running.add(id);
         if (paused !== startPaused) await child.signal(paused ? pauseSignal : resumeSignal);
+        if (stopping && !startStopping) await child.signal(stopSignal);
         if (shardShare(concurrency, shards, s) !== share) await child.signal(shardConcurrencySignal, shardShare(concurrency, shards, s));
         try {
           finished[id] = await child.result();
@@ -122,14 +151,22 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
       }),
     );
     phase = 'finalizing';
-    const metrics = await finalizeRun({ runDir: input.runDir, expected: total });
+    // A graceful stop ends here too: the run is complete as a workflow, cancelled as a run.
+    const status = stopping ? 'cancelled' : 'completed';
+    const metrics = await finalizeRun({ runDir: input.runDir, expected: total, status });
     phase = 'completed';
-    upsertSearchAttributes([{ key: RUN_STATUS, value: 'completed' }]);
+    upsertSearchAttributes([{ key: RUN_STATUS, value: status }]);
     await condition(allHandlersFinished);
     return { runDir: input.runDir, metrics };
   } catch (err) {
-    const status = isCancellation(err) ? 'cancelled' : 'failed';
-    await CancellationScope.nonCancellable(async () => upsertSearchAttributes([{ key: RUN_STATUS, value: status }]));
+    const cancelled = isCancellation(err);
+    await CancellationScope.nonCancellable(async () => {
+      // An abandoned run still gets its metrics and health, counting the rollouts it left as missing.
+      if (cancelled && total !== null && patched(PATCH_FINALIZE_CANCELLED)) {
+        await finalizeRun({ runDir: input.runDir, expected: total, status: 'cancelled' }).catch(() => undefined);
+      }
+      upsertSearchAttributes([{ key: RUN_STATUS, value: cancelled ? 'cancelled' : 'failed' }]);
+    });
     throw err;
   }
 }

@@ -15,6 +15,7 @@ import {
   pauseSignal,
   resumeSignal,
   shardConcurrencySignal,
+  stopSignal,
   shardProgressQuery,
   type ShardCounts,
   type ShardInput,
@@ -41,6 +42,7 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
   const counts: ShardCounts = { ...(input.counts ?? { done: 0, failed: 0, rewardSum: 0 }) };
   let concurrency = input.concurrency;
   let paused = input.paused ?? false;
+  let stopping = input.stopping ?? false;
   let cursor = input.cursor ?? 0;
   const resume = [...(input.resume ?? [])];
   /** Rollouts (ordinals) in flight, with the step each is at. */
@@ -52,6 +54,12 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
   setHandler(shardConcurrencySignal, (n) => void (concurrency = Math.max(1, n)));
   setHandler(pauseSignal, () => void (paused = true));
   setHandler(resumeSignal, () => void (paused = false));
+  setHandler(stopSignal, () => void (stopping = true));
+
+  // A retry plays a selection, each rollout as its attempt index; a run plays ordinals shard, shard + shards, …
+  const only = input.only;
+  const attemptOf = new Map(only?.ordinals.map((o, i) => [o, only.attempts[i]!]));
+  const attempts = (ordinals: Iterable<number>): [number, number][] | undefined => (only ? [...ordinals].map((o) => [o, attemptOf.get(o) ?? 0]) : undefined);
 
   const retry = {
     maximumAttempts: input.retry.maximumAttempts,
@@ -66,8 +74,10 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
   const batches = proxyActivities<Activities>({ startToCloseTimeout: '24 hours', heartbeatTimeout: input.retry.heartbeatTimeoutMs, retry });
   const budget = input.stepsPerExecution ?? DEFAULT_STEPS_PER_EXECUTION;
 
-  const hasMore = () => resume.length > 0 || input.shard + cursor * input.shards < input.total;
-  const take = (): [number, number] => resume.shift() ?? [input.shard + cursor++ * input.shards, 1];
+  const hasMore = () => resume.length > 0 || (only ? cursor < only.ordinals.length : input.shard + cursor * input.shards < input.total);
+  const take = (): [number, number] => resume.shift() ?? [only ? only.ordinals[cursor++]! : input.shard + cursor++ * input.shards, 1];
+  /** Whether to put another rollout in flight: a stopping shard still takes those a previous execution had in flight. */
+  const mayTake = () => (stopping ? resume.length > 0 : !paused && hasMore());
   const mustRoll = () => activitiesHere >= budget || settledHere >= SETTLED_PER_EXECUTION || workflowInfo().continueAsNewSuggested;
 
   function apply([ordinal, step, code, reward]: Settled): void {
@@ -85,19 +95,19 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
 
   async function runTurns(): Promise<boolean> {
     for (;;) {
-      while (!paused && inFlight.size < concurrency && hasMore()) {
+      while (inFlight.size < concurrency && mayTake()) {
         const [ordinal, step] = take();
         inFlight.set(ordinal, step);
       }
       if (inFlight.size === 0) {
-        if (!hasMore()) return false;
-        await condition(() => !paused);
+        if (!hasMore() || stopping) return false;
+        await condition(() => !paused || stopping);
         continue;
       }
       if (mustRoll()) return true;
       if (activitiesHere > 0 && activitiesHere % ROUNDS_PER_YIELD === 0) await sleep(1);
       activitiesHere++;
-      const settled = await local.advanceRollouts({ spec: input.spec, numRepeats: input.numRepeats, retry: input.retry, rollouts: [...inFlight.entries()] });
+      const settled = await local.advanceRollouts({ spec: input.spec, numRepeats: input.numRepeats, retry: input.retry, rollouts: [...inFlight.entries()], attempts: attempts(inFlight.keys()) });
       settled.forEach(apply);
     }
   }
@@ -110,7 +120,7 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
       active++;
       activitiesHere++;
       try {
-        const got = await batches.runRolloutBatch({ spec: input.spec, numRepeats: input.numRepeats, ordinals, concurrency: width, retry: input.retry });
+        const got = await batches.runRolloutBatch({ spec: input.spec, numRepeats: input.numRepeats, ordinals, concurrency: width, retry: input.retry, attempts: attempts(ordinals) });
         counts.done += got.done;
         counts.failed += got.failed;
         counts.rewardSum += got.rewardSum;
@@ -123,9 +133,9 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
     };
     let roll = false;
     for (;;) {
-      await condition(() => fatal !== undefined || mustRoll() || !hasMore() || (!paused && active * lanes() < concurrency));
+      await condition(() => fatal !== undefined || mustRoll() || !hasMore() || stopping || (!paused && active * lanes() < concurrency));
       if (fatal !== undefined) break;
-      if (!hasMore()) break;
+      if (!hasMore() || stopping) break;
       if (mustRoll()) {
         roll = true;
         break;
@@ -145,7 +155,7 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
   const roll = input.durability === 'rollout' ? await runBatches() : await runTurns();
   if (roll) {
     await condition(allHandlersFinished);
-    return continueAsNew<typeof shardWorkflow>({ ...input, concurrency, paused, cursor, counts, resume: [...inFlight.entries(), ...resume] });
+    return continueAsNew<typeof shardWorkflow>({ ...input, concurrency, paused, ...(stopping ? { stopping } : {}), cursor, counts, resume: [...inFlight.entries(), ...resume] });
   }
   return counts;
 }

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { GymError } from '../errors';
 import { prepareRun, runStatus, startRun, validateRunInput } from '../runs/client';
 import { steerRun } from '../runs/control';
-import { listRuns, parseRunStatus, rowStatus } from '../runs/list';
+import { listRuns, parseRunStatus } from '../runs/list';
 import type { RunConfig } from '../runs/manifest';
 import { describeRun } from '../runs/status';
 import { runWorkflowId } from '../../workflows/definitions';
@@ -148,7 +148,7 @@ export class RunsService {
     return {
       run_id: runId,
       workflow_id: workflowId,
-      status: rowStatus(r.status, r.progress?.paused ? 'paused' : undefined),
+      status: r.runStatus,
       started: r.startTime.toISOString(),
       run_dir: r.runDir,
       progress: r.progress,

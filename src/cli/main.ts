@@ -14,6 +14,7 @@ import { evalHistory, evalReplay, evalShow } from './commands/eval-audit';
 import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
 import { configShow } from './commands/config-show';
 import { datasetCollate, envSchema } from './commands/dataset';
+import { evalRetryFailures } from './commands/eval-retry';
 import { envList } from './commands/env';
 import { envServe } from './commands/env-serve';
 import { gatewayServe } from './commands/gateway-serve';
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval status': evalStatus,
   'eval list': evalList,
   'eval resume': evalResume,
+  'eval retry-failures': evalRetryFailures,
   'eval history': evalHistory,
   'eval replay': evalReplay,
   'eval show': evalShow,
@@ -60,6 +62,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval status <run>      progress or metrics of a run (folder or id)
   gym eval list [--env E] [--agent A] [--model M] [--status S]   runs known to the Temporal server
   gym eval resume <run> [--force]   re-attach to a running or interrupted run (same identity unless --force)
+  gym eval retry-failures <run> [--class C]   play a finished run's sidecar rollouts again, as new attempts
   gym eval history <run>     export the run's workflow histories and a per-rollout summary into its folder
   gym eval replay <run>      replay those histories against this workflow code; non-zero on non-determinism
   gym eval show <run> --rollout <id>   one rollout's steps, model calls, retries and reward
@@ -71,7 +74,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval export <run-folder> [--to mlflow|wandb]   send a finished run to its exporters again
   gym eval export-training <run-folder> [--output FILE]   one training response per rollout (docs/training.md)
   gym eval trace <run> <rollout-id>   a rollout's timeline from the run's trace files
-  gym eval pause|unpause|cancel <run>, gym eval concurrency <run> N   steer a running run
+  gym eval pause|unpause|cancel [--abandon] <run>, gym eval concurrency <run> N   steer a running run
   gym config show [--config F] [k=v|+k=v|++k=v]   the resolved NeMo Gym-style configuration, secrets redacted
   gym dataset collate --config F --output-dir D [--mode M]   validate and merge the declared datasets (docs/configuration.md)
   gym env list               available environments

@@ -39,11 +39,21 @@ export interface TaskVariance {
   between_task_variance: number | null;
 }
 
+/** How a run ended, as its metrics record it: cancelled runs leave rollouts missing. */
+export type RunEnd = 'completed' | 'cancelled';
+
 export interface RunMetrics {
+  /** Absent in metrics written before it was kept, and in metrics computed outside a run. */
+  status?: RunEnd;
   rollouts_expected: number;
   rollouts_recorded: number;
   rollouts_failed: number;
-  /** Share of expected rollouts that have a recorded reward: what every reward metric covers. */
+  /** Expected rollouts in neither file: never played, or abandoned by a cancel (resume plays them). */
+  rollouts_missing: number;
+  /** Sidecar rollouts of the classes the user asked to count as reward 0 (`--count-as-zero`): in the reward metrics, still in failures.jsonl. */
+  rollouts_counted_as_zero: number;
+  count_as_zero: string[];
+  /** Share of expected rollouts in the reward metrics (recorded, or counted as zero): what every reward metric covers. */
   coverage: number;
   /** Tasks with at least one recorded rollout. */
   tasks: number;
@@ -93,11 +103,17 @@ export class RunAccumulator {
   private readonly diagnostics = new DiagnosticsAccumulator();
   private recorded = 0;
   private failed = 0;
+  private zeroed = 0;
   private answered = false;
+  private readonly countAsZero: ReadonlySet<string>;
 
-  /** `taskSet`: every task of the run, so that one with no recorded rollout still counts as short. */
-  constructor(taskSet: Iterable<number> = []) {
+  /**
+   * `taskSet`: every task of the run, so that one with no recorded rollout still counts as short.
+   * `countAsZero`: failure classes whose sidecar rollouts enter the reward metrics as reward 0.
+   */
+  constructor(taskSet: Iterable<number> = [], countAsZero: Iterable<string> = []) {
     for (const t of taskSet) this.task(t);
+    this.countAsZero = new Set(countAsZero);
   }
 
   private task(index: number): TaskColumns {
@@ -108,6 +124,10 @@ export class RunAccumulator {
 
   addRollout(r: ScoredRollout): void {
     this.recorded++;
+    this.score(r);
+  }
+
+  private score(r: ScoredRollout): void {
     const t = this.task(r.taskIndex);
     t.rolloutIndex.push(r.rolloutIndex);
     t.rewards.push(r.reward);
@@ -122,9 +142,14 @@ export class RunAccumulator {
     if (r.diagnostics) this.diagnostics.add(r.group ?? { environment: 'unknown', agent: 'unknown', model: 'unknown' }, r.diagnostics);
   }
 
-  addFailure(failureClass: string): void {
+  /** A sidecar rollout; with its key, one of a class counted as zero is scored as reward 0. */
+  addFailure(failureClass: string, key?: { taskIndex: number; rolloutIndex: number }): void {
     this.failed++;
     this.failures[failureClass] = (this.failures[failureClass] ?? 0) + 1;
+    if (key && this.countAsZero.has(failureClass)) {
+      this.zeroed++;
+      this.score({ ...key, reward: 0, answer: null });
+    }
   }
 
   /** Each task's samples in rollout-index order, ascending by task. */
@@ -185,7 +210,10 @@ export class RunAccumulator {
       rollouts_expected: expected,
       rollouts_recorded: this.recorded,
       rollouts_failed: this.failed,
-      coverage: expected ? this.recorded / expected : 0,
+      rollouts_missing: Math.max(0, expected - this.recorded - this.failed),
+      rollouts_counted_as_zero: this.zeroed,
+      count_as_zero: [...this.countAsZero].sort(),
+      coverage: expected ? (this.recorded + this.zeroed) / expected : 0,
       tasks: sampled.length,
       task_set: tasks.length,
       mean_reward: m,

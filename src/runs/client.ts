@@ -9,7 +9,7 @@ import { envLabel, resolveEnvironment } from '../environments/ref';
 import { RunStore } from '../store/run-store';
 import { loadTasks } from '../tasks/load';
 import { AGENT_NAME, ENV_NAME, MODEL_NAME, RUN_ID, RUN_STATUS } from '../temporal/search-attributes';
-import { runStateQuery, runWorkflowId, shardProgressQuery, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
+import { runStateQuery, runWorkflowId, shardProgressQuery, type RolloutSelection, type RunInput, type RunProgress, type RunResult } from '../../workflows/definitions';
 import type { evalRunWorkflow } from '../../workflows/run';
 import { Manifest, buildManifest, identityDifferences, identityMatches, runIdentity, type RunConfig } from './manifest';
 import { clearOutdatedReports } from './output-dir';
@@ -43,8 +43,8 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
       throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
     }
     // Concurrency, transport, retries, endpoints and exporters may change on resume; the identity may not.
-    const { concurrency, shards, taskQueue, retry, model, judgeModel, exporters } = config;
-    const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, retry, model, judgeModel, exporters } };
+    const { concurrency, shards, taskQueue, retry, model, judgeModel, exporters, countAsZero } = config;
+    const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, retry, model, judgeModel, exporters, countAsZero } };
     await store.writeJson(store.manifestPath, manifest);
     return { manifest, resumed: true };
   }
@@ -66,17 +66,30 @@ export function runInput(config: RunConfig): RunInput {
   return RunInputSchema.strip().parse(config);
 }
 
+/** What the memo of a run's workflow execution says: its folder, identity, and whether it is a retry. */
+export interface RunMemo {
+  runDir?: string;
+  identity?: string;
+  /** Set on an execution of `gym eval retry-failures`: how many sidecar rollouts it plays again. */
+  retry?: { rollouts: number; classes: string[] };
+}
+
 /**
  * Starts the run's workflow, or attaches to it when it is already running — only if that workflow is
- * this folder's run: a workflow of the same id writing elsewhere is refused.
+ * this folder's run: a workflow of the same id writing elsewhere is refused. With `retry`, the new
+ * execution plays only that selection (sidecar rollouts, as new attempts).
  */
-export async function startRun(client: Client, manifest: Manifest): Promise<WorkflowHandle<typeof evalRunWorkflow>> {
+export async function startRun(
+  client: Client,
+  manifest: Manifest,
+  retry?: { only: RolloutSelection; classes: string[] },
+): Promise<WorkflowHandle<typeof evalRunWorkflow>> {
   const config = manifest.config;
   const model = config.model.backend === 'mock' ? `mock:${config.model.env}` : `${config.model.backend}:${config.model.model}`;
   const handle = await client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
     taskQueue: config.taskQueue,
     workflowId: manifest.workflow_id,
-    args: [runInput(config)],
+    args: [retry ? { ...runInput(config), only: retry.only } : runInput(config)],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [
       { key: RUN_ID, value: config.runId },
@@ -85,9 +98,9 @@ export async function startRun(client: Client, manifest: Manifest): Promise<Work
       { key: MODEL_NAME, value: model },
       { key: RUN_STATUS, value: 'running' },
     ],
-    memo: { runDir: config.runDir, identity: manifest.identity },
+    memo: { runDir: config.runDir, identity: manifest.identity, ...(retry ? { retry: { rollouts: retry.only.ordinals.length, classes: retry.classes } } : {}) } satisfies RunMemo,
   });
-  const memo = (await handle.describe()).memo as { runDir?: string; identity?: string } | undefined;
+  const memo = (await handle.describe()).memo as RunMemo | undefined;
   if (memo?.runDir !== undefined && path.resolve(memo.runDir) !== path.resolve(config.runDir)) {
     throw new GymError('CONFLICT', `workflow ${manifest.workflow_id} is already running for ${memo.runDir}, not ${config.runDir}; choose another --run-id`);
   }
@@ -179,7 +192,7 @@ export async function queryProgress(handle: WorkflowHandle): Promise<RunProgress
       inFlight += 'inFlight' in counts ? (counts.inFlight as number) : 0;
     }),
   );
-  return { phase: state.phase, total: state.total, done, failed, inFlight, concurrency: state.concurrency, paused: state.paused, meanReward: done ? rewardSum / done : null };
+  return { phase: state.phase, total: state.total, done, failed, inFlight, concurrency: state.concurrency, paused: state.paused, stopping: state.stopping, meanReward: done ? rewardSum / done : null };
 }
 
 export type { RunResult };

@@ -2,9 +2,14 @@
 // concurrency. Shared by `gym eval pause|unpause|cancel|concurrency` and the trigger API.
 import type { Client } from '@temporalio/client';
 import { GymError } from '../errors';
-import { pauseSignal, resumeSignal, setConcurrencyUpdate } from '../../workflows/definitions';
+import { pauseSignal, resumeSignal, setConcurrencyUpdate, stopSignal } from '../../workflows/definitions';
 
-export type SteerAction = { action: 'pause' } | { action: 'unpause' } | { action: 'cancel' } | { action: 'concurrency'; value: number };
+export type SteerAction =
+  | { action: 'pause' }
+  | { action: 'unpause' }
+  /** Graceful by default: no new rollouts, those in flight finish, the run ends as cancelled; `abandon` stops them where they are. */
+  | { action: 'cancel'; abandon?: boolean }
+  | { action: 'concurrency'; value: number };
 
 /** Sends the action to a running run; answers the concurrency applied for a resize. Refuses a run that is not running. */
 export async function steerRun(client: Client, workflowId: string, steer: SteerAction): Promise<number | undefined> {
@@ -13,7 +18,7 @@ export async function steerRun(client: Client, workflowId: string, steer: SteerA
   if (status !== 'RUNNING') throw new GymError('CONFLICT', `run ${workflowId} is ${status?.toLowerCase() ?? 'unknown to this server'}, not running`);
   if (steer.action === 'pause') await handle.signal(pauseSignal);
   else if (steer.action === 'unpause') await handle.signal(resumeSignal);
-  else if (steer.action === 'cancel') await handle.cancel();
+  else if (steer.action === 'cancel') await (steer.abandon ? handle.cancel() : handle.signal(stopSignal));
   else return handle.executeUpdate(setConcurrencyUpdate, { args: [steer.value] });
   return undefined;
 }

@@ -33,11 +33,13 @@ export function parseRunStatus(raw: string): RunStatus {
 
 /**
  * Temporal's execution status is the truth for how a run ended (a terminated run never updated its
- * GymStatus); while it runs, GymStatus says more (e.g. paused).
+ * GymStatus); while it runs, GymStatus says more (e.g. paused), and a run cancelled gracefully (its
+ * rollouts in flight finished) completed as a workflow but is cancelled as a run.
  */
 export function rowStatus(execution: string, gymStatus: string | undefined): string {
   const s = execution.toLowerCase();
   if (s === 'running') return gymStatus === 'paused' ? 'paused' : 'running';
+  if (s === 'completed' && gymStatus === 'cancelled') return 'cancelled';
   return s;
 }
 

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { EnvRef } from '../environments/ref';
 import { ExportersConfig } from '../exporters/config';
 import { ModelSpec } from '../gateway/spec';
+import { FailureClass } from '../schemas/records';
 import { MAX_CONCURRENCY, MAX_SHARDS } from '../../workflows/definitions';
 import { PACKAGE_ROOT } from '../util/paths';
 
@@ -28,7 +29,16 @@ export const RunConfig = z.object({
   /** The task queue the run's work is on: its own by default, so no other run's worker picks it up. */
   taskQueue: z.string().min(1),
   maxSteps: z.number().int().min(1).optional(),
-  retry: z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1), heartbeatTimeoutMs: z.number().int().min(100) }),
+  retry: z.object({
+    maximumAttempts: z.number().int().min(1),
+    initialIntervalMs: z.number().int().min(1),
+    maximumIntervalMs: z.number().int().min(1),
+    heartbeatTimeoutMs: z.number().int().min(100),
+    /** A failure class's own tries and backoff (`--backoff`). */
+    byClass: z.partialRecord(FailureClass, z.object({ maximumAttempts: z.number().int().min(1), initialIntervalMs: z.number().int().min(1), maximumIntervalMs: z.number().int().min(1) }).partial()).optional(),
+  }),
+  /** Failure classes whose sidecar rollouts count as reward 0 in the metrics (metrics only; the records stay in the sidecar). */
+  countAsZero: z.array(FailureClass).optional(),
   stepsPerExecution: z.number().int().min(1).optional(),
   durability: z.enum(['turn', 'rollout']).default('turn'),
   /** Where the finished run is sent (not part of its identity; may change on resume). */
@@ -47,6 +57,9 @@ export const Manifest = z.object({
   versions: z.object({ gymflow: z.string(), node: z.string(), git_revision: z.string().nullable() }),
   /** Identities this run had before `gym eval resume --force` replaced them, oldest first. */
   replaced_identities: z.array(z.object({ identity: z.string(), dataset_hash: z.string(), replaced_at: z.string(), reasons: z.array(z.string()) })).optional(),
+  /** How the run's last execution ended, written when it finalizes: completed, or cancelled (rollouts left missing). */
+  status: z.enum(['completed', 'cancelled']).optional(),
+  status_at: z.string().optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

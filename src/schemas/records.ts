@@ -35,6 +35,8 @@ export const RolloutRecord = z.looseObject({
   _gf_model_call_ids: z.array(z.string()),
   /** Absent only in records written before diagnostics were kept. */
   _gf_diagnostics: RolloutDiagnostics.optional(),
+  /** NeMo Gym's attempt index: how many earlier attempts of this rollout ended in the sidecar (absent: none). */
+  _ng_attempt_index: z.number().int().min(1).optional(),
 });
 export type RolloutRecord = z.infer<typeof RolloutRecord>;
 
@@ -59,8 +61,13 @@ export const FailureRecord = z.object({
   _ng_failure_class: FailureClass,
   message: z.string(),
   stage: z.string(),
+  /** Tries of the failing step within this attempt (in-activity retries included). */
   attempt: z.number().int(),
   failed_at: z.string(),
+  /** NeMo Gym's terminal flag: a retry cannot fix it (a bad task, a refused request), so retries skip it. Absent in older sidecars: false. */
+  _ng_failure_terminal: z.boolean().optional(),
+  /** NeMo Gym's attempt index: 0 for the run's own attempt, one more for each `gym eval retry-failures` that played it again. */
+  _ng_attempt_index: z.number().int().nonnegative().optional(),
 });
 export type FailureRecord = z.infer<typeof FailureRecord>;
 

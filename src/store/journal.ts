@@ -2,7 +2,7 @@
 // verify) as one entry, so a retried or resumed rollout continues at the last finished step and nothing
 // is paid for twice. The "turn" grain keeps it in one append-only file per rollout; the "rollout" grain in memory.
 import type { BigIntStats } from 'node:fs';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationItem, FunctionCallOutputItem, ResponseObject, Usage } from '../schemas/responses';
 import type { VerifyResult } from '../schemas/verify';
@@ -25,7 +25,7 @@ export type JournalEntry =
    * when the rollout's first step began (epoch ms) and `queueingMs` how long it waited for that since
    * its shard scheduled the activity carrying it.
    */
-  | { kind: 'seed'; state: unknown; items?: ConversationItem[]; startedAtMs?: number; queueingMs?: number }
+  | { kind: 'seed'; state: unknown; items?: ConversationItem[]; startedAtMs?: number; queueingMs?: number; attemptIndex?: number }
   | { kind: 'model'; step: number; turn: ModelTurn }
   | { kind: 'tool'; step: number; index: number; item: FunctionCallOutputItem; status: number; state: unknown; latencyMs?: number }
   | { kind: 'env'; step: number; items: ConversationItem[]; state: unknown; done: boolean; latencyMs?: number }
@@ -38,6 +38,8 @@ export interface Journal {
   append(entry: JournalEntry): Promise<void>;
   /** Drops the journal once the rollout is recorded: its record holds the whole episode. */
   remove(): Promise<void>;
+  /** Moves an earlier attempt's journal out of the way (kept for the audit), so a new attempt starts afresh. */
+  setAside(attemptIndex: number): Promise<void>;
 }
 
 /** A journal as this process last saw it, valid while the file's inode, size and mtime are unchanged. */
@@ -141,6 +143,18 @@ export class FileJournal implements Journal {
     seen.delete(this.file);
     await rm(this.file, { force: true });
   }
+
+  /** To `attempts/<id>-a<n>.jsonl` beside it; a rename, so a crash leaves it in one place or the other. */
+  async setAside(attemptIndex: number): Promise<void> {
+    seen.delete(this.file);
+    const dir = path.join(path.dirname(this.file), 'attempts');
+    await mkdir(dir, { recursive: true });
+    try {
+      await rename(this.file, path.join(dir, `${path.basename(this.file, '.jsonl')}-a${attemptIndex}.jsonl`));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
 }
 
 export class MemoryJournal implements Journal {
@@ -152,6 +166,9 @@ export class MemoryJournal implements Journal {
     this.entries.push(entry);
   }
   async remove() {
+    this.entries = [];
+  }
+  async setAside() {
     this.entries = [];
   }
 }

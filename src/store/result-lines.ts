@@ -1,5 +1,6 @@
 // The line format of rollouts.jsonl and failures.jsonl: one JSON object per line whose last keys are
-// the reward (or failure class) and then `_ng_rollout_id`, so an index reads both without parsing the line.
+// the reward (or attempt index and failure class) and then `_ng_rollout_id`, so an index reads them
+// without parsing the line.
 import { open, type FileHandle } from 'node:fs/promises';
 
 export type ResultKind = 'rollout' | 'failure';
@@ -9,6 +10,8 @@ export type ResultValue = number | string;
 export interface ResultLine {
   id: string;
   value: ResultValue;
+  /** A sidecar line's `_ng_attempt_index` (0 when absent): a later attempt's line replaces it. */
+  attempt?: number;
 }
 
 const VALUE_KEY = { rollout: 'reward', failure: '_ng_failure_class' } as const;
@@ -16,6 +19,10 @@ const VALUE_KEY = { rollout: 'reward', failure: '_ng_failure_class' } as const;
 /** One whole line (with its newline) for a record, its value and id moved to the end. */
 export function formatLine(kind: ResultKind, record: Record<string, unknown>): string {
   const key = VALUE_KEY[kind];
+  if (kind === 'failure') {
+    const { _ng_rollout_id: id, [key]: value, _ng_attempt_index: attempt, ...rest } = record;
+    return JSON.stringify({ ...rest, _ng_attempt_index: attempt ?? 0, [key]: value, _ng_rollout_id: id }) + '\n';
+  }
   const { _ng_rollout_id: id, [key]: value, ...rest } = record;
   return JSON.stringify({ ...rest, [key]: value, _ng_rollout_id: id }) + '\n';
 }
@@ -27,12 +34,14 @@ export function recordEntry(kind: ResultKind, record: Record<string, unknown>): 
   const value = record[VALUE_KEY[kind]];
   if (kind === 'rollout' && (typeof value !== 'number' || !Number.isFinite(value))) return `rollout ${id}: reward must be a finite number`;
   if (kind === 'failure' && typeof value !== 'string') return `failure ${id}: _ng_failure_class must be a string`;
-  return { id, value: value as ResultValue };
+  if (kind === 'rollout') return { id, value: value as ResultValue };
+  const attempt = record._ng_attempt_index;
+  return { id, value: value as ResultValue, attempt: typeof attempt === 'number' && Number.isInteger(attempt) && attempt >= 0 ? attempt : 0 };
 }
 
 const TAIL = {
   rollout: /"reward":(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?),"_ng_rollout_id":"([^"\\]*)"\}$/,
-  failure: /"_ng_failure_class":"([^"\\]*)","_ng_rollout_id":"([^"\\]*)"\}$/,
+  failure: /(?:"_ng_attempt_index":(\d+),)?"_ng_failure_class":"([^"\\]*)","_ng_rollout_id":"([^"\\]*)"\}$/,
 };
 /** Enough of a line's end to hold the value and the id of any line we wrote. */
 const TAIL_BYTES = 512;
@@ -43,12 +52,12 @@ const TAIL_BYTES = 512;
  */
 export function readLine(kind: ResultKind, buf: Buffer, start: number, end: number): ResultLine | undefined {
   const m = TAIL[kind].exec(buf.toString('utf8', Math.max(start, end - TAIL_BYTES), end));
-  if (m) return { id: m[2]!, value: kind === 'rollout' ? Number(m[1]) : m[1]! };
+  if (m) return kind === 'rollout' ? { id: m[2]!, value: Number(m[1]) } : { id: m[3]!, value: m[2]!, attempt: Number(m[1] ?? 0) };
   const record = parseRecord(buf, start, end);
   if (!record) return undefined;
   const entry = recordEntry(kind, record);
   // A line an older version wrote may lack a usable value; its id still counts.
-  if (typeof entry === 'string') return typeof record._ng_rollout_id === 'string' ? { id: record._ng_rollout_id, value: kind === 'rollout' ? 0 : 'internal' } : undefined;
+  if (typeof entry === 'string') return typeof record._ng_rollout_id === 'string' ? (kind === 'rollout' ? { id: record._ng_rollout_id, value: 0 } : { id: record._ng_rollout_id, value: 'internal', attempt: 0 }) : undefined;
   return entry;
 }
 

@@ -1,9 +1,10 @@
-// What one process knows of a run's results files: every id with its reward or failure class, and how
-// far into which file that knowledge goes, so a refresh reads only the bytes written since.
+// What one process knows of a run's results files: every id with its reward or failure class (and a
+// sidecar line's attempt index), and how far into which file that knowledge goes, so a refresh reads
+// only the bytes written since.
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { GymError } from '../errors';
-import { readAt, readLine, scanLines, type ResultKind, type ResultValue } from './result-lines';
+import { readAt, readLine, scanLines, type ResultKind, type ResultLine, type ResultValue } from './result-lines';
 
 /** Bytes kept from before the offset: a file that no longer has them there is another file. */
 const CONTINUITY_BYTES = 64;
@@ -29,6 +30,7 @@ const identityOf = (st: BigIntStats) => `${st.dev}:${st.ino}:${st.birthtimeNs}`;
 export class ResultsIndex {
   private readonly entries: Record<ResultKind, Map<string, ResultValue>> = { rollout: new Map(), failure: new Map() };
   private readonly files: Record<ResultKind, FileState | undefined> = { rollout: undefined, failure: undefined };
+  private readonly failureAttempts = new Map<string, number>();
 
   get(id: string): { kind: ResultKind; value: ResultValue } | undefined {
     for (const kind of ['rollout', 'failure'] as const) {
@@ -38,6 +40,11 @@ export class ResultsIndex {
     return undefined;
   }
 
+  /** The attempt index of the id's sidecar line, if it has one. */
+  failureAttempt(id: string): number | undefined {
+    return this.failureAttempts.get(id);
+  }
+
   has(id: string): boolean {
     return this.entries.rollout.has(id) || this.entries.failure.has(id);
   }
@@ -45,6 +52,7 @@ export class ResultsIndex {
   /** Forgets a file (deleted, or about to be rewritten): the next sync reads it whole. */
   reset(kind: ResultKind): void {
     this.entries[kind].clear();
+    if (kind === 'failure') this.failureAttempts.clear();
     this.files[kind] = undefined;
   }
 
@@ -82,7 +90,7 @@ export class ResultsIndex {
         const line = readLine(kind, buf, start, end);
         if (!line) needsRepair = true;
         else if (map.has(line.id) || other.has(line.id)) needsRepair = true;
-        else map.set(line.id, line.value);
+        else this.set(kind, line);
       },
       onChunk,
     );
@@ -94,11 +102,16 @@ export class ResultsIndex {
     return { offset, partialTail: size > offset, needsRepair };
   }
 
+  private set(kind: ResultKind, line: ResultLine): void {
+    this.entries[kind].set(line.id, line.value);
+    if (kind === 'failure') this.failureAttempts.set(line.id, line.attempt ?? 0);
+  }
+
   /** Records lines this process has just appended (bytes ending at the file's new size). */
-  appended(kind: ResultKind, st: BigIntStats, lines: { id: string; value: ResultValue }[], bytes: Buffer): void {
+  appended(kind: ResultKind, st: BigIntStats, lines: ResultLine[], bytes: Buffer): void {
     const state = this.files[kind];
     if (!state || state.identity !== identityOf(st)) throw new GymError('INTERNAL', `the results index lost track of the ${kind} file it appended to`);
-    for (const l of lines) this.entries[kind].set(l.id, l.value);
+    for (const l of lines) this.set(kind, l);
     state.offset = Number(st.size);
     const joined = bytes.length >= CONTINUITY_BYTES ? bytes : Buffer.concat([state.tail, bytes]);
     state.tail = Buffer.from(joined.subarray(Math.max(0, joined.length - CONTINUITY_BYTES)));

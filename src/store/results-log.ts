@@ -137,7 +137,9 @@ class LogCore {
           const ids: string[] = [];
           for (const line of p.lines) {
             const there = this.index.get(line.id)?.kind;
-            if (taken.has(line.id) || there === 'rollout' || (there === 'failure' && p.kind === 'failure')) continue;
+            if (taken.has(line.id) || there === 'rollout') continue;
+            // A sidecar line gives way to the rollout's record, or to a later attempt's sidecar line.
+            if (there === 'failure' && p.kind === 'failure' && (line.attempt ?? 0) <= (this.index.failureAttempt(line.id) ?? 0)) continue;
             if (there === 'failure') superseded.push(line.id);
             taken.add(line.id);
             out[p.kind].push(line);
@@ -324,8 +326,9 @@ class LogCore {
 
   /**
    * Removes the sidecar lines of rollouts about to be recorded (a resumed run recorded a rollout
-   * that had failed before). Removed first: a crash before the rollout's write leaves the id in
-   * neither file, and its writer, never acknowledged, writes it again.
+   * that had failed before) or about to get a later attempt's sidecar line. Removed first: a crash
+   * before the new line's write leaves the id in neither file, and its writer, never acknowledged,
+   * writes it again.
    */
   private async dropFailures(lock: HeldLock, ids: string[]): Promise<Session['handles']> {
     await this.closeHandles();
@@ -409,7 +412,10 @@ export class ResultsLog {
     return this.core.enqueue('rollout', records);
   }
 
-  /** Appends each record whose `_ng_rollout_id` is in neither file; resolves as appendRollouts does. */
+  /**
+   * Appends each record whose `_ng_rollout_id` is in neither file, or replaces the id's sidecar line when
+   * the record's `_ng_attempt_index` is higher (a retry that failed again); resolves as appendRollouts does.
+   */
   appendFailures(records: FailureRecord[]): Promise<string[]> {
     return this.core.enqueue('failure', records);
   }

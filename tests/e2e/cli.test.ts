@@ -173,7 +173,7 @@ describe('gym eval against a running server', () => {
       await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', second, '--detach', '--num-repeats', '4', '--mock-latency-ms', '5000'], env);
       // Each run has its own task queue: the cancellation is carried out by a worker for this run.
       workers.push(spawnWorker(env, { runDir: second }));
-      expect((await gym(['eval', 'cancel', second], env)).code).toBe(0);
+      expect((await gym(['eval', 'cancel', second, '--abandon'], env)).code).toBe(0);
       await waitFor(async () => /cancelled/.test((await gym(['eval', 'status', second], env)).stdout), 'the cancelled status', 60_000);
       expect((await gym(['eval', 'status', second], env)).stdout).toMatch(/gym eval resume/);
       const notRunning = await gym(['eval', 'pause', second], env);

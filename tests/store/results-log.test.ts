@@ -253,6 +253,29 @@ describe('results log in one process', () => {
     ]);
     expect(await log.lookup('0-1')).toEqual({ kind: 'rollout', reward: 1 });
   });
+
+  it("replaces a sidecar line with a later attempt's, once, and never with an earlier or the same attempt", async () => {
+    const dir = await tempDir();
+    const log = new ResultsLog(dir, { flushDelayMs: 0 });
+    const failure = (id: string, attemptIndex: number | undefined, message: string) => ({
+      _ng_task_index: 0, _ng_rollout_index: Number(id.split('-')[1]), _ng_rollout_id: id, _ng_failure_class: 'timeout' as const,
+      message, stage: 'model', attempt: 3, failed_at: 'now', ...(attemptIndex === undefined ? {} : { _ng_attempt_index: attemptIndex }),
+    });
+    // A line without an attempt index (an older sidecar) is attempt 0.
+    expect(await log.appendFailures([failure('0-0', undefined, 'first'), failure('0-1', 0, 'first')])).toEqual(['0-0', '0-1']);
+    expect(await log.appendFailures([failure('0-0', 1, 'retried'), failure('0-1', 0, 'again')])).toEqual(['0-0']);
+    // The same retry answered twice (its activity retried) writes nothing the second time.
+    expect(await log.appendFailures([failure('0-0', 1, 'retried twice')])).toEqual([]);
+    expect(await log.appendFailures([failure('0-0', 2, 'retried again')])).toEqual(['0-0']);
+    // A fresh process reads the attempt index back from the file.
+    const fresh = new ResultsLog(dir, { flushDelayMs: 1 });
+    expect(await fresh.appendFailures([failure('0-0', 2, 'stale')])).toEqual([]);
+    const lines = readFileSync(path.join(dir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l._ng_rollout_id, l._ng_attempt_index, l.message])).toEqual([
+      ['0-1', 0, 'first'],
+      ['0-0', 2, 'retried again'],
+    ]);
+  });
 });
 
 describe('results log on a full disk', () => {

@@ -2,7 +2,7 @@
 // pass@k over a fixed task set with k above some tasks' repeat counts, graded rewards, majority@k,
 // per-task variance, the clustered and NeMo Gym intervals, zero variance and a single repeat.
 import { describe, expect, it } from 'vitest';
-import { computeRunMetrics, type ScoredRollout } from '../../src/metrics/aggregate';
+import { RunAccumulator, computeRunMetrics, type ScoredRollout } from '../../src/metrics/aggregate';
 import { acrossRepeatsInterval, clusteredInterval } from '../../src/metrics/intervals';
 import { majorityAtK, passAtK } from '../../src/metrics/pass-at-k';
 import { sampleStd, studentTQuantile, summarize } from '../../src/metrics/stats';
@@ -194,6 +194,26 @@ describe('run metrics', () => {
     expect(none.coverage).toBe(0);
     expect(none.pass_at_k).toEqual({});
     expect(sampleStd([3])).toBe(0);
+  });
+
+  it('scores sidecar rollouts of the classes counted as zero as reward 0, leaving the other classes out', () => {
+    const acc = new RunAccumulator([0, 1], ['timeout']);
+    acc.addRollout({ taskIndex: 0, rolloutIndex: 0, reward: 1 });
+    acc.addRollout({ taskIndex: 1, rolloutIndex: 0, reward: 1 });
+    acc.addFailure('timeout', { taskIndex: 0, rolloutIndex: 1 });
+    acc.addFailure('model_error', { taskIndex: 1, rolloutIndex: 1 });
+    const m = acc.result(5);
+    expect(m.mean_reward).toBeCloseTo(2 / 3);
+    expect(m.pass_at_k['pass@1']).toBeCloseTo(0.75);
+    expect([m.rollouts_recorded, m.rollouts_failed, m.rollouts_counted_as_zero, m.rollouts_missing]).toEqual([2, 2, 1, 1]);
+    expect(m.coverage).toBeCloseTo(3 / 5);
+    expect(m.count_as_zero).toEqual(['timeout']);
+    expect(m.failure_classes).toEqual({ timeout: 1, model_error: 1 });
+    // Without it, no failure enters the score.
+    const plain = new RunAccumulator([0, 1]);
+    plain.addRollout({ taskIndex: 0, rolloutIndex: 0, reward: 1 });
+    plain.addFailure('timeout', { taskIndex: 0, rolloutIndex: 1 });
+    expect(plain.result(2)).toMatchObject({ mean_reward: 1, coverage: 0.5, rollouts_counted_as_zero: 0 });
   });
 });
 

@@ -31,6 +31,9 @@ describe('run list filters', () => {
     expect(rowStatus('CANCELLED', 'cancelled')).toBe('cancelled');
     expect(rowStatus('RUNNING', 'paused')).toBe('paused');
     expect(rowStatus('RUNNING', undefined)).toBe('running');
+    // Cancelled gracefully: the workflow completed once its rollouts in flight had finished.
+    expect(rowStatus('COMPLETED', 'cancelled')).toBe('cancelled');
+    expect(rowStatus('COMPLETED', 'completed')).toBe('completed');
   });
 
   it('name the allowed statuses for an unknown one', () => {

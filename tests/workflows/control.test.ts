@@ -1,11 +1,12 @@
 // Live control of a run, with scripted stub activities: pause lets the rollouts in flight finish and
-// starts no new ones until resume; setConcurrency validates, answers the value applied and resizes
-// every shard's window; cancel stops the run as "cancelled" in both grains.
+// starts no new ones until resume, and GymStatus says so; setConcurrency validates, answers the value
+// applied and resizes every shard's window; a graceful stop lets the rollouts in flight finish and ends
+// the run as cancelled with its metrics; cancel abandons them, still finalizing the run as cancelled.
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settled } from '../../activities/rollout-rounds';
-import { pauseSignal, resumeSignal, runStateQuery, setConcurrencyUpdate, shardProgressQuery, type ShardCounts } from '../../workflows/definitions';
+import { pauseSignal, resumeSignal, runStateQuery, setConcurrencyUpdate, shardProgressQuery, stopSignal, type ShardCounts } from '../../workflows/definitions';
 import { waitFor } from '../helpers/worker-process';
 import { FINISH, FINISHING, gate, playAll, runStatus, shardId, signalHandled, startWorkflowTestEnv, stubRun, type WorkflowTestEnv } from './harness';
 
@@ -47,7 +48,10 @@ describe('pause and resume', () => {
       }, 'the paused shard to settle its rollouts in flight');
       expect(run.rounds).toHaveLength(2);
       expect((await handle.query(runStateQuery)).paused).toBe(true);
+      expect(await runStatus(handle)).toBe('paused');
       await handle.signal(resumeSignal);
+      await waitFor(async () => (await runStatus(handle)) !== 'paused', 'GymStatus to leave paused');
+      expect(['running', 'completed']).toContain(await runStatus(handle));
     });
 
     expect(run.rounds.map((r) => r.input.rollouts)).toEqual([
@@ -104,6 +108,54 @@ describe('setConcurrency', () => {
   });
 });
 
+describe('graceful stop', () => {
+  it.each(['turn', 'rollout'] as const)('%s grain: finishes the rollouts in flight, starts no more, and ends the run as cancelled with its metrics', async (durability) => {
+    const held = gate();
+    const run = await stubRun(t, { total: 12, concurrency: 2, durability }, {
+      advanceRollouts: async (input) => {
+        await held.opened;
+        return playAll(1)(input);
+      },
+      runRolloutBatch: async (input) => {
+        await held.opened;
+        return { done: input.ordinals.length, failed: 0, rewardSum: input.ordinals.length };
+      },
+    });
+    await run.drive(async (handle) => {
+      await waitFor(() => run.rounds.length + run.batches.length === 1, 'the first round or batch');
+      await handle.signal(stopSignal);
+      await signalHandled(t, shardId(handle, 0), 'stop');
+      held.open();
+    });
+    expect((await run.handle.describe()).status.name).toBe('COMPLETED');
+    expect(await runStatus(run.handle)).toBe('cancelled');
+    expect(run.finalized).toEqual([{ expected: 12, status: 'cancelled' }]);
+    const counts = await t.env.client.workflow.getHandle(shardId(run.handle, 0)).result();
+    if (durability === 'turn') {
+      // The two rollouts in flight were verified and recorded; none after them was started.
+      expect(run.rounds.map((r) => r.input.rollouts)).toEqual([
+        [[0, 1], [1, 1]],
+        [[0, FINISHING], [1, FINISHING]],
+      ]);
+      expect(counts).toEqual({ done: 2, failed: 0, rewardSum: 2 } satisfies ShardCounts);
+    } else {
+      expect(run.batches).toHaveLength(1);
+      expect(counts.done).toBe(run.batches[0]!.input.ordinals.length);
+    }
+  });
+});
+
+describe('a retry of a selection', () => {
+  it('plays only the selected rollouts, each with its attempt index, spread over the shards', async () => {
+    const run = await stubRun(t, { total: 20, concurrency: 4, shards: 2, only: { ordinals: [3, 8, 9, 15], attempts: [1, 2, 1, 1] } }, { advanceRollouts: playAll(1) });
+    await run.drive(async () => {});
+    const started = run.rounds.flatMap((r) => r.input.rollouts.filter(([, step]) => step === 1).map(([o]) => [o, new Map(r.input.attempts).get(o)]));
+    expect(started.sort((a, b) => a[0]! - b[0]!)).toEqual([[3, 1], [8, 2], [9, 1], [15, 1]]);
+    expect(run.finalized).toEqual([{ expected: 20, status: 'completed' }]);
+    expect(await runStatus(run.handle)).toBe('completed');
+  });
+});
+
 describe('cancel', () => {
   it('stops a turn-grain run with a round in flight as cancelled', async () => {
     const never = gate();
@@ -125,6 +177,8 @@ describe('cancel', () => {
     expect((await run.handle.describe()).status.name).toBe('CANCELLED');
     expect((await t.env.client.workflow.getHandle(shardId(run.handle, 0)).describe()).status.name).toBe('CANCELLED');
     expect(await runStatus(run.handle)).toBe('cancelled');
+    // The abandoned rollouts are counted as missing in metrics written as the run is cancelled.
+    expect(run.finalized).toEqual([{ expected: 4, status: 'cancelled' }]);
   });
 
   it('stops a rollout-grain run with a batch in flight as cancelled', async () => {

@@ -90,6 +90,8 @@ describe('the committed workflow histories', () => {
   branches.push(
     ['turn: a shard that continued as new with rollouts in flight', (e) => e.kind === 'shard' && e.durability === 'turn' && (e.continuedAsNew?.resume?.length ?? 0) > 0],
     ['rollout: a shard that continued as new while paused', (e) => e.kind === 'shard' && e.durability === 'rollout' && e.continuedAsNew?.paused === true],
+    ['turn: a run stopped gracefully', (e) => e.kind === 'run' && e.durability === 'turn' && e.signals.includes('stop') && e.end === 'WORKFLOW_EXECUTION_COMPLETED'],
+    ['turn: a shard that took signal stop', (e) => e.kind === 'shard' && e.durability === 'turn' && e.signals.includes('stop')],
   );
 
   it.each(branches)('include %s', (_, matches) => {

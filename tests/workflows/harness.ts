@@ -14,7 +14,7 @@ import { computeRunMetrics, type RunMetrics } from '../../src/metrics/aggregate'
 import { ensureTemporalCli } from '../../src/temporal/cli-binary';
 import { RUN_STATUS, SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { WORKFLOWS_PATH } from '../../workers/worker';
-import { DEFAULT_RETRY, runWorkflowId, shardWorkflowId, type Durability, type RunInput } from '../../workflows/definitions';
+import { DEFAULT_RETRY, runWorkflowId, shardWorkflowId, type Durability, type RolloutSelection, type RunInput } from '../../workflows/definitions';
 import type { evalRunWorkflow } from '../../workflows/run';
 // Installs the project's SDK runtime (quiet logs) before the environment makes its connections.
 import '../helpers/run';
@@ -83,6 +83,8 @@ export interface StubRun {
   handle: WorkflowHandle<typeof evalRunWorkflow>;
   rounds: Call<RoundInput>[];
   batches: Call<BatchInput>[];
+  /** How each finalize was asked to end the run. */
+  finalized: { expected: number; status?: string }[];
   /** Runs the worker until `body` is done (and the run has ended), then shuts it down. */
   drive(body: (handle: WorkflowHandle<typeof evalRunWorkflow>) => Promise<void>): Promise<void>;
 }
@@ -91,12 +93,13 @@ const METRICS: RunMetrics = computeRunMetrics({ rollouts: [], failureClasses: []
 
 export async function stubRun(
   t: WorkflowTestEnv,
-  opts: { total: number; concurrency: number; shards?: number; durability?: Durability; stepsPerExecution?: number; maximumAttempts?: number },
+  opts: { total: number; concurrency: number; shards?: number; durability?: Durability; stepsPerExecution?: number; maximumAttempts?: number; only?: RolloutSelection },
   stubs: Stubs,
 ): Promise<StubRun> {
   const taskQueue = `wf-test-${randomUUID()}`;
   const rounds: Call<RoundInput>[] = [];
   const batches: Call<BatchInput>[] = [];
+  const finalized: StubRun['finalized'] = [];
   const callOf = <I>(input: I): Call<I> => {
     const { workflowExecution } = Context.current().info;
     return { input, workflowId: workflowExecution!.workflowId, runId: workflowExecution!.runId };
@@ -107,7 +110,10 @@ export async function stubRun(
     workflowBundle: t.bundle,
     activities: {
       collateRun: async () => ({ taskCount: opts.total, rolloutCount: opts.total, agent: 'simple_agent' }),
-      finalizeRun: async ({ expected }: { expected: number }) => ({ ...METRICS, rollouts_expected: expected }),
+      finalizeRun: async ({ expected, status }: { expected: number; status?: string }) => {
+        finalized.push({ expected, status });
+        return { ...METRICS, rollouts_expected: expected };
+      },
       advanceRollouts: async (input: RoundInput) => {
         const call = callOf(input);
         rounds.push(call);
@@ -135,6 +141,7 @@ export async function stubRun(
     durability: opts.durability ?? 'turn',
     shards: opts.shards ?? 1,
     stepsPerExecution: opts.stepsPerExecution,
+    only: opts.only,
   };
   const handle = await t.env.client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
     taskQueue,
@@ -146,6 +153,7 @@ export async function stubRun(
     handle,
     rounds,
     batches,
+    finalized,
     async drive(body) {
       await worker.runUntil(async () => {
         await body(handle);

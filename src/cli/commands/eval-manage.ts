@@ -37,21 +37,22 @@ export async function evalStatus(argv: string[], logger: Logger, say: (line: str
   const { workflowId, manifest } = await resolveRun(onePositional(positionals, STATUS_USAGE));
   const session = await openSession(logger, say);
   try {
-    const { status, startTime, runDir, progress, metrics } = await describeRun(session.client, workflowId, manifest);
+    const { status, runStatus, startTime, runDir, progress, metrics } = await describeRun(session.client, workflowId, manifest);
     if (values.json) {
-      say(JSON.stringify({ workflowId, status, runDir, progress, metrics }, null, 2));
+      say(JSON.stringify({ workflowId, status, run_status: runStatus, runDir, progress, metrics }, null, 2));
       return;
     }
-    say(`run ${workflowId}: ${status.toLowerCase()} (started ${startTime.toISOString()})`);
+    say(`run ${workflowId}: ${runStatus} (started ${startTime.toISOString()})`);
     if (runDir) say(`folder: ${runDir}`);
     if (progress) say(formatProgress(progress, 0));
-    if (metrics && status === 'COMPLETED') {
+    if (metrics && status === 'COMPLETED' && runStatus !== 'cancelled') {
       say(formatMetrics(metrics, runDir!));
       // Status reports a shortfall; only the commands that run the eval turn it into an exit status.
       const shortfall = coverageShortfall(metrics, 1);
       if (shortfall) say(shortfall);
     }
-    if (INTERRUPTED_STATUSES.includes(status)) {
+    if (INTERRUPTED_STATUSES.includes(runStatus)) {
+      if (metrics?.rollouts_missing) say(`${metrics.rollouts_missing} rollouts missing from the files`);
       say(`the run was interrupted; continue it with \`gym eval resume ${runDir ?? '<run folder>'}\``);
     }
   } finally {

@@ -13,6 +13,7 @@ import { EXPORTER_FLAGS, EXPORTERS_USAGE, exportersFromFlags } from '../../expor
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
 import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
+import { BACKOFF_USAGE, backoffFlag, failureClassesFlag } from '../failure-flags';
 import { TIMEOUT_FLAGS, modelTimeouts } from '../model-timeouts';
 import { MIN_COVERAGE_USAGE, minCoverageFlag } from '../coverage';
 import { GATE_FLAGS, GATE_USAGE, checkGate, gateFlags, hasGate } from '../gate';
@@ -28,6 +29,9 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --concurrency C      rollouts in flight (default 8)
   --max-steps S        model turns per rollout (default: until the model stops calling tools)
   --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
+${BACKOFF_USAGE}
+  --count-as-zero C,D  score sidecar rollouts of these failure classes as reward 0 in the metrics
+                       (the records stay in failures.jsonl; default: none, they are left out of the score)
   --durability G       turn (default: each agent turn a local activity, journaled call by call) or
                        rollout (batches of rollouts in heartbeating activities; resumes per finished rollout)
   --shards N           shard workflows the rollouts are spread over (default: one per 128 in flight)
@@ -65,6 +69,8 @@ const FLAGS = {
   concurrency: { type: 'string' },
   'max-steps': { type: 'string' },
   'max-attempts': { type: 'string' },
+  backoff: { type: 'string', multiple: true },
+  'count-as-zero': { type: 'string', multiple: true },
   durability: { type: 'string' },
   shards: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -183,7 +189,8 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
     durability: values.durability ?? 'turn',
-    retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }) },
+    retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }), byClass: backoffFlag(values) },
+    countAsZero: failureClassesFlag(values, 'count-as-zero'),
     exporters: exportersFromFlags(values, warn),
   });
   if (parsed.success && !parsed.data.judgeModel && resolveEnvironment(env).requiresJudge) {

@@ -27,7 +27,8 @@ export interface FollowSettings {
 export async function showIfComplete(session: Session, manifest: Manifest, say: (line: string) => void, follow: Pick<FollowSettings, 'minCoverage'>): Promise<boolean> {
   const store = new RunStore(manifest.config.runDir);
   const metrics = await store.readJson<RunMetrics>(store.metricsPath);
-  if (!metrics || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
+  // A run cancelled gracefully completed as a workflow, with rollouts missing: resuming plays them.
+  if (!metrics || metrics.status === 'cancelled' || (await runStatus(session.client, manifest.workflow_id)) !== 'COMPLETED') return false;
   say(`run ${manifest.run_id} is already complete`);
   say(formatMetrics(metrics, manifest.config.runDir));
   checkCoverage(metrics, follow.minCoverage);
@@ -93,8 +94,14 @@ export async function followRun(opts: FollowSettings & {
       await sleep(1000);
     }
   })();
+  // Without a worker in this process nothing else ends the wait for the result when Ctrl-C comes.
+  const byUser = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
   try {
-    const out = worker ? ((await worker.run(result)) as RunResult) : await result;
+    const out = worker ? ((await worker.run(result)) as RunResult) : await Promise.race([result, byUser]);
+    if (!out) {
+      result.catch(() => {});
+      return undefined;
+    }
     reporter.finish();
     say(formatMetrics(out.metrics, opts.runDir));
     // The finalize that just ran exported the run; older entries of exports.json are not this run's news.
