@@ -26,8 +26,11 @@ export async function envServe(argv: string[], logger: Logger, say: (line: strin
   if (nemoGym === undefined && values['nemo-gym-python'] !== undefined) throw new GymError('BAD_FLAG', '--nemo-gym-python only goes with --nemo-gym');
   if (nemoGym !== undefined) {
     const server = await startNemoGymServer({ server: nemoGym, python: values['nemo-gym-python'] as string | undefined, host, port });
-    say(`NeMo Gym resources server ${nemoGym} served at ${server.url}`);
-    say(`  run it: gym eval run --env remote --remote-url ${server.url}${server.tools.length ? ` --remote-tools ${server.tools.join(',')}` : ''} …`);
+    // One write, so whoever reads the first line (the URL) has the hint too.
+    say(
+      `NeMo Gym resources server ${nemoGym} served at ${server.url}\n` +
+        `  run it: gym eval run --env remote --remote-url ${server.url}${server.tools.length ? ` --remote-tools ${server.tools.join(',')}` : ''} …`,
+    );
     await untilStopped();
     await server.close();
     return;

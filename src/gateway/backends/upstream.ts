@@ -114,7 +114,7 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
         last = code === 'UND_ERR_CONNECT_TIMEOUT' ? `no connection within timeouts.connect_ms = ${timeouts.connect_ms} ms` : (e as Error).message || String(code);
         if (attempt >= rotation.connection_retries) {
           const where = tried.length > 0 ? ` (tried ${[...new Set(tried)].join(', ')})` : '';
-          throw new GatewayError(502, 'upstream_error', 'upstream_unreachable', redact(`cannot reach ${label} after ${attempt + 1} attempts${where}: ${last}`));
+          throw new GatewayError(502, 'upstream_error', 'upstream_unreachable', redact(`cannot reach ${label} after ${attempt + 1} attempt${attempt === 0 ? '' : 's'}${where}: ${last}`));
         }
         try {
           await sleep(Math.min(MAX_BACKOFF_MS, rotation.retry_backoff_ms * 2 ** attempt), undefined, { signal });
