@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import { createActivities } from '../activities';
 import { startGateway, type Gateway, type GatewayOptions } from '../src/gateway/server';
 import { installTracing } from '../src/tracing/provider';
-import { workerTracingOptions } from '../src/tracing/temporal';
+import { WORKFLOW_TRACING_MODULES, workerTracingOptions } from '../src/tracing/temporal';
 import { PACKAGE_ROOT } from '../src/util/paths';
 import { MAX_CONCURRENCY } from '../workflows/definitions';
+import { workflowBundle } from './bundle';
 
 export const WORKFLOWS_PATH = path.join(PACKAGE_ROOT, 'workflows', 'index.ts');
 
@@ -48,13 +49,16 @@ export async function createGymWorker(opts: {
   // Before the gateway and the worker, so every span they start has somewhere to go.
   const tracing = installTracing('gymflow-worker', opts.logger);
   const gateway = await startGateway({ ...opts.gateway, logger: opts.logger.child({ component: 'gateway' }) });
+  const { interceptors, sinks } = workerTracingOptions(tracing);
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    // The interceptor modules are bundled in, so they are not passed again.
+    workflowBundle: await workflowBundle(WORKFLOWS_PATH, tracing ? WORKFLOW_TRACING_MODULES : [], opts.logger),
     activities: createActivities({ gateway }),
-    ...workerTracingOptions(tracing),
+    interceptors: interceptors && { activity: interceptors.activity },
+    sinks,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     // Every rollout in flight in the "turn" grain is one local activity at a time.
     maxConcurrentLocalActivityExecutions: MAX_CONCURRENCY,

@@ -2,6 +2,7 @@
 // would break runs in flight (non-determinism) is found before it is deployed, naming workflow and event.
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../../workers/bundle';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 import { parseHistory, type RunHistory } from './history-files';
 
@@ -41,7 +42,7 @@ export async function replayRunHistories(histories: readonly (RunHistory & { fil
   const byKey = new Map(parsed.map((h) => [`${h.workflowId}|${h.runId}`, h]));
   const outcomes: ReplayOutcome[] = [];
   let i = 0;
-  for await (const r of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH }, parsed.map(({ workflowId, history }) => ({ workflowId, history })))) {
+  for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle(WORKFLOWS_PATH, []) }, parsed.map(({ workflowId, history }) => ({ workflowId, history })))) {
     // Results come in input order; the run id is the history's own when the SDK reports it.
     const source = byKey.get(`${r.workflowId}|${r.runId}`) ?? parsed[i]!;
     i++;
