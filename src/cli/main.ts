@@ -2,63 +2,53 @@
 // into a message and an exit status.
 import { GymError, isGymError } from '../errors';
 import { createLogger } from '../util/logger';
-import { evalRun } from './commands/eval-run';
-import { evalReverify } from './commands/eval-reverify';
-import { evalGate, evalHealthCheck } from './commands/eval-health';
-import { evalCompare, evalReport } from './commands/eval-report';
-import { evalExport } from './commands/eval-export';
-import { evalExportTraining } from './commands/eval-export-training';
-import { evalTrace } from './commands/eval-trace';
-import { evalList, evalResume, evalStatus } from './commands/eval-manage';
-import { evalHistory, evalReplay, evalShow } from './commands/eval-audit';
-import { evalCancel, evalConcurrency, evalPause, evalUnpause } from './commands/eval-control';
-import { configShow } from './commands/config-show';
-import { datasetCollate, envSchema } from './commands/dataset';
-import { evalRetryFailures } from './commands/eval-retry';
-import { envList } from './commands/env';
-import { envServe } from './commands/env-serve';
-import { gatewayServe } from './commands/gateway-serve';
-import { apiServe } from './commands/api-serve';
-import { server, setup, worker } from './commands/infra';
 
 type Handler = (argv: string[], logger: ReturnType<typeof createLogger>, say: (line: string) => void) => Promise<void>;
 
+/**
+ * Each command's module is loaded only when it runs: loading them all (the Temporal worker, the gateway,
+ * the exporters…) cost every `gym` start seconds, even `gym env list` or a misspelt flag.
+ */
+function lazy<M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M & string): Handler {
+  return async (argv, logger, say) => ((await load())[name] as Handler)(argv, logger, say);
+}
+
 const COMMANDS: Record<string, Handler> = {
-  'eval run': evalRun,
-  'eval status': evalStatus,
-  'eval list': evalList,
-  'eval resume': evalResume,
-  'eval retry-failures': evalRetryFailures,
-  'eval history': evalHistory,
-  'eval replay': evalReplay,
-  'eval show': evalShow,
-  'eval reverify': evalReverify,
-  'eval health-check': evalHealthCheck,
-  'eval gate': evalGate,
-  'eval report': evalReport,
-  'eval compare': evalCompare,
-  'eval export': evalExport,
-  'eval export-training': evalExportTraining,
-  'eval trace': evalTrace,
-  'eval pause': evalPause,
-  'eval unpause': evalUnpause,
-  'eval concurrency': evalConcurrency,
-  'eval cancel': evalCancel,
-  'config show': configShow,
-  'dataset collate': datasetCollate,
-  'env list': envList,
-  'env schema': envSchema,
-  'env serve': envServe,
-  'gateway serve': gatewayServe,
-  'api serve': apiServe,
-  'server': server,
-  'worker': worker,
-  'setup': setup,
+  'eval run': lazy(() => import('./commands/eval-run'), 'evalRun'),
+  'eval status': lazy(() => import('./commands/eval-manage'), 'evalStatus'),
+  'eval list': lazy(() => import('./commands/eval-manage'), 'evalList'),
+  'eval resume': lazy(() => import('./commands/eval-manage'), 'evalResume'),
+  'eval retry-failures': lazy(() => import('./commands/eval-retry'), 'evalRetryFailures'),
+  'eval history': lazy(() => import('./commands/eval-audit'), 'evalHistory'),
+  'eval replay': lazy(() => import('./commands/eval-audit'), 'evalReplay'),
+  'eval show': lazy(() => import('./commands/eval-audit'), 'evalShow'),
+  'eval reverify': lazy(() => import('./commands/eval-reverify'), 'evalReverify'),
+  'eval health-check': lazy(() => import('./commands/eval-health'), 'evalHealthCheck'),
+  'eval gate': lazy(() => import('./commands/eval-health'), 'evalGate'),
+  'eval report': lazy(() => import('./commands/eval-report'), 'evalReport'),
+  'eval compare': lazy(() => import('./commands/eval-report'), 'evalCompare'),
+  'eval export': lazy(() => import('./commands/eval-export'), 'evalExport'),
+  'eval export-training': lazy(() => import('./commands/eval-export-training'), 'evalExportTraining'),
+  'eval trace': lazy(() => import('./commands/eval-trace'), 'evalTrace'),
+  'eval pause': lazy(() => import('./commands/eval-control'), 'evalPause'),
+  'eval unpause': lazy(() => import('./commands/eval-control'), 'evalUnpause'),
+  'eval concurrency': lazy(() => import('./commands/eval-control'), 'evalConcurrency'),
+  'eval cancel': lazy(() => import('./commands/eval-control'), 'evalCancel'),
+  'config show': lazy(() => import('./commands/config-show'), 'configShow'),
+  'dataset collate': lazy(() => import('./commands/dataset'), 'datasetCollate'),
+  'env list': lazy(() => import('./commands/env'), 'envList'),
+  'env schema': lazy(() => import('./commands/dataset'), 'envSchema'),
+  'env serve': lazy(() => import('./commands/env-serve'), 'envServe'),
+  'gateway serve': lazy(() => import('./commands/gateway-serve'), 'gatewayServe'),
+  'api serve': lazy(() => import('./commands/api-serve'), 'apiServe'),
+  'server': lazy(() => import('./commands/infra'), 'server'),
+  'worker': lazy(() => import('./commands/infra'), 'worker'),
+  'setup': lazy(() => import('./commands/infra'), 'setup'),
 };
 
 const USAGE = `gym — durable LLM/agent environments for evaluation and RL rollouts
 
-  gym eval run --env <name> --model <mock|openai> --input <jsonl> --output <dir>   run an eval (see --help)
+  gym eval run --env <name> --model <mock|openai|vllm|anthropic> --input <jsonl> --output <dir>   run an eval (see --help)
   gym eval status <run>      progress or metrics of a run (folder or id)
   gym eval list [--env E] [--agent A] [--model M] [--status S]   runs known to the Temporal server
   gym eval resume <run> [--force]   re-attach to a running or interrupted run (same identity unless --force)
