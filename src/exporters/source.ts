@@ -5,10 +5,9 @@ import path from 'node:path';
 import { GymError } from '../errors';
 import { Manifest } from '../runs/manifest';
 import { RunStore } from '../store/run-store';
+import { isSecretName } from '../util/secrets';
 import type { ExportFile } from './types';
 
-/** Keys that could hold a secret given inline (e.g. an environment option); names of variables (`*_env`) are fine. */
-const SECRET_KEY = /(api_?key|token|secret|password|authorization)$/i;
 
 /** Leaves of nested maps as [path, value]; lists are leaves too unless `intoLists`, then their items are. */
 function flatten(value: unknown, prefix: string, sep: string, out: Array<[string, unknown]>, intoLists = false): void {
@@ -24,7 +23,7 @@ export function runParams(manifest: Manifest): Record<string, string> {
   flatten({ run_id: manifest.run_id, identity: manifest.identity, dataset_hash: manifest.dataset_hash, ...config, versions: manifest.versions }, '', '.', leaves);
   const params: Record<string, string> = {};
   for (const [key, value] of leaves) {
-    if (value === undefined || value === null || SECRET_KEY.test(key.split('.').at(-1)!)) continue;
+    if (value === undefined || value === null || isSecretName(key.split('.').at(-1)!)) continue;
     params[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   return params;
