@@ -3,7 +3,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveEnvironment, type EnvRef } from '../src/environments/ref';
+import type { EnvRef } from '../src/environments/ref';
+import { resolveEnvironment } from '../src/environments/registry';
 import type { AgentKind } from '../src/environments/types';
 import { writeFileAtomic } from '../src/store/jsonl';
 import { RunStore } from '../src/store/run-store';

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { nextMove, type ModelTurnShape } from '../src/agents/loop';
-import { resolveEnvironment, type EnvRef } from '../src/environments/ref';
+import type { EnvRef } from '../src/environments/ref';
+import { resolveEnvironment } from '../src/environments/registry';
 import { runTool } from '../src/environments/tools';
 import type { AgentKind, AnyEnvironment, JudgeCall } from '../src/environments/types';
 import { GymError } from '../src/errors';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { collate } from '../activities/collate';
 import { createRolloutSteps } from '../activities/rollout-steps';
-import { resolveEnvironment } from '../src/environments/ref';
+import { resolveEnvironment } from '../src/environments/registry';
 import { GymError } from '../src/errors';
 import { parseModelSpec, type ModelSpecInput } from '../src/gateway/spec';
 import { RunConfig } from '../src/runs/manifest';

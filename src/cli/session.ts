@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { connectClient, connectWorker, ensureServer, temporalSettingsFromEnv, type TemporalSettings } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/register-search-attributes';
-import { createGymWorker, installRuntime, type GymWorker } from '../../workers/worker';
+import type { GymWorker } from '../../workers/worker';
 import type { GatewayOptions } from '../gateway/server';
 
 export interface Session {
@@ -19,8 +19,7 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(logger: Logger, say: (line: string) => void): Promise<Session> {
-  installRuntime(logger);
+export async function openSession(say: (line: string) => void): Promise<Session> {
   const settings = await ensureServer(temporalSettingsFromEnv(), say);
   let client = await connectClient(settings);
   if (!settings.embedded) await ensureSearchAttributes(client, settings.namespace);
@@ -42,6 +41,10 @@ export async function openSession(logger: Logger, say: (line: string) => void): 
 
 /** A worker for one task queue: a run's own, or a shared pool's. */
 export async function startWorker(session: Session, logger: Logger, taskQueue: string, gateway?: GatewayOptions): Promise<GymWorker> {
+  // Loaded here: the worker brings Temporal's native core, every activity and environment, and the
+  // gateway, which commands that only read or steer a run never use.
+  const { createGymWorker, installRuntime } = await import('../../workers/worker');
+  installRuntime(logger);
   const connection = await connectWorker(session.settings);
   return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue, logger, gateway });
 }

@@ -2,8 +2,7 @@
 // server, its address — as it travels in run inputs and manifests; resolved to an environment here.
 import { z } from 'zod';
 import { canonicalJson } from '../gateway/canonical';
-import { configuredEnvironmentName, getEnvironment, remoteEnvironmentName } from './registry';
-import type { AnyEnvironment } from './types';
+import { configuredEnvironmentName, remoteEnvironmentName } from './names';
 
 export const EnvRef = z.object({
   /** A registered environment's name, or "remote" for a NeMo Gym resources server. */
@@ -29,9 +28,4 @@ export function envLabel(ref: EnvRefInput): string {
   if (ref.name === 'remote') return `remote:${ref.remote?.url ?? '?'}`;
   const keys = Object.keys(ref.options ?? {});
   return keys.length ? `${ref.name}(${keys.sort().map((k) => `${k}=${canonicalJson(ref.options![k])}`).join(',')})` : ref.name;
-}
-
-/** The environment a reference names, with its settings applied (cached by the registry). */
-export function resolveEnvironment(ref: EnvRefInput): AnyEnvironment {
-  return getEnvironment(envKey(ref));
 }

@@ -1,6 +1,8 @@
 // Environments by name. Adding one means adding its folder and one line here.
 import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
+import { envKey, type EnvRefInput } from './ref';
+import { parseConfiguredName, REMOTE_PREFIX } from './names';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
 import { blackjack } from './blackjack';
@@ -54,23 +56,6 @@ export function environmentNames(): string[] {
   return ENVIRONMENTS.map((env) => env.name).sort();
 }
 
-const REMOTE_PREFIX = 'remote+';
-
-/**
- * The name of a remote environment (a NeMo Gym resources server) carries its address and tool names,
- * so it travels through manifests, workflows and activities like any other environment name.
- */
-export function remoteEnvironmentName(baseUrl: string, tools: readonly string[]): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new GymError('BAD_FLAG', `--remote-url: "${baseUrl}" is not a URL`);
-  }
-  if (tools.length) url.searchParams.set('tools', tools.join(','));
-  return `${REMOTE_PREFIX}${url.href}`;
-}
-
 function remoteEnvironment(name: string): AnyEnvironment {
   const url = new URL(name.slice(REMOTE_PREFIX.length));
   const tools = url.searchParams.get('tools')?.split(',').filter(Boolean) ?? [];
@@ -78,31 +63,6 @@ function remoteEnvironment(name: string): AnyEnvironment {
   const env = createRemoteEnvironment({ name, baseUrl: url.href, tools });
   byName.set(name, env);
   return env;
-}
-
-/**
- * The name of an environment with settings: `name?key=value&…`, values as JSON. Like a remote name,
- * it carries the settings through manifests, workflows and activities, and into the run's identity.
- */
-export function configuredEnvironmentName(name: string, options: Record<string, unknown>): string {
-  const keys = Object.keys(options).sort();
-  if (!keys.length) return name;
-  return `${name}?${keys.map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(JSON.stringify(options[k]))}`).join('&')}`;
-}
-
-/** The inverse of configuredEnvironmentName: the base name and the settings (none for a plain name). */
-export function parseConfiguredName(name: string): { base: string; options: Record<string, unknown> } {
-  const at = name.indexOf('?');
-  if (at < 0 || name.startsWith(REMOTE_PREFIX)) return { base: name, options: {} };
-  const options: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(name.slice(at + 1))) {
-    try {
-      options[key] = JSON.parse(value);
-    } catch {
-      options[key] = value;
-    }
-  }
-  return { base: name.slice(0, at), options };
 }
 
 function configuredEnvironment(name: string): AnyEnvironment {
@@ -128,4 +88,9 @@ export function getEnvironment(name: string): AnyEnvironment {
     throw new GymError('NOT_FOUND', `unknown environment "${name}"; known: ${environmentNames().join(', ')}`);
   }
   return env;
+}
+
+/** The environment a reference names, with its settings applied (cached). */
+export function resolveEnvironment(ref: EnvRefInput): AnyEnvironment {
+  return getEnvironment(envKey(ref));
 }

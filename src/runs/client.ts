@@ -5,7 +5,7 @@ import path from 'node:path';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { GymError } from '../errors';
-import { envLabel, resolveEnvironment } from '../environments/ref';
+import { envLabel } from '../environments/ref';
 import { RunStore } from '../store/run-store';
 import { loadTasks } from '../tasks/load';
 import { AGENT_NAME, ENV_NAME, MODEL_NAME, RUN_ID, RUN_STATUS } from '../temporal/search-attributes';
@@ -21,9 +21,18 @@ export interface PreparedRun {
   resumed: boolean;
 }
 
+/**
+ * The run's environment. Loaded on demand: the registry imports every environment, which a command
+ * that only reads or steers a run (status, list, pause) should not pay for at start-up.
+ */
+async function environmentOf(config: RunConfig) {
+  const { resolveEnvironment } = await import('../environments/registry');
+  return resolveEnvironment(config.env);
+}
+
 /** Validates every input row against the environment; returns the dataset hash. */
 export async function validateRunInput(config: RunConfig): Promise<string> {
-  return (await loadTasks(config.inputFile, resolveEnvironment(config.env), config.limit)).datasetHash;
+  return (await loadTasks(config.inputFile, await environmentOf(config), config.limit)).datasetHash;
 }
 
 /** Writes the manifest; refuses a folder that holds a different run. */
@@ -94,7 +103,7 @@ export async function startRun(
     typedSearchAttributes: [
       { key: RUN_ID, value: config.runId },
       { key: ENV_NAME, value: envLabel(config.env) },
-      { key: AGENT_NAME, value: resolveEnvironment(config.env).agent ?? 'simple_agent' },
+      { key: AGENT_NAME, value: (await environmentOf(config)).agent ?? 'simple_agent' },
       { key: MODEL_NAME, value: model },
       { key: RUN_STATUS, value: 'running' },
     ],

@@ -2,7 +2,7 @@
 // and API-key settings), or else the embedded dev server, started when none is listening.
 import { readFile } from 'node:fs/promises';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { GymError } from '../errors';
 import { isListening, startDevServer } from './dev-server';
 
@@ -72,6 +72,8 @@ export async function connectClient(settings: TemporalSettings): Promise<Client>
 export async function connectWorker(settings: TemporalSettings): Promise<NativeConnection> {
   const options: NativeConnectionOptions = { address: settings.address, tls: await tlsOptions(settings), apiKey: apiKey(settings) };
   try {
+    // Imported here: the worker package loads Temporal's native core, which clients do not need.
+    const { NativeConnection } = await import('@temporalio/worker');
     return await NativeConnection.connect(options);
   } catch (e) {
     throw new GymError('UNREACHABLE', `cannot connect a worker to Temporal at ${settings.address}: ${(e as Error).message}`);

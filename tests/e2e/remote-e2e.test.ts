@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getEnvironment, remoteEnvironmentName } from '../../src/environments/registry';
+import { getEnvironment } from '../../src/environments/registry';
+import { remoteEnvironmentName } from '../../src/environments/names';
 import { startEnvironmentServer } from '../../src/environments/server';
 import { runConfig, runInProcess, tempDir, quietLogger } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { instructionFollowing } from '../../src/environments/instruction_following';
 import { buildCheck, follows, INSTRUCTIONS } from '../../src/environments/instruction_following/checkers/registry';
+import { loadLanguageDetector } from '../../src/environments/instruction_following/text/language';
 import type { InstructionFollowingTask } from '../../src/environments/instruction_following/task';
 import { instructionFollowingOracle } from '../../src/environments/instruction_following/oracle';
 import type { ResponseObject } from '../../src/schemas/responses';
@@ -24,6 +25,8 @@ type Result = {
   reward_loose: number;
   failure_reason?: string;
 };
+// verify is synchronous once the language tables are loaded.
+await loadLanguageDetector();
 const verify = (task: InstructionFollowingTask, response: ResponseObject) => instructionFollowing.verify(task, response, { state: null }) as Result;
 const taskOf = (ids: string[], kwargs: unknown[], extra: Record<string, unknown> = {}) =>
   instructionFollowing.taskSchema.parse({ id: 1, instruction_id_list: ids, kwargs, prompt: 'p', responses_create_params: { input: 'p' }, ...extra });

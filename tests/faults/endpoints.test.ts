@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { remoteEnvironmentName } from '../../src/environments/registry';
+import { remoteEnvironmentName } from '../../src/environments/names';
 import { modelName, parseModelSpec, type ModelSpecInput } from '../../src/gateway/spec';
 import { hash32 } from '../../src/util/rng';
 import type { RunConfig } from '../../src/runs/manifest';

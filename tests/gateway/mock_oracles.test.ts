@@ -2,7 +2,8 @@
 // base environment's oracle with its settings, a remote one has none (the mock answers plainly).
 import { describe, expect, it } from 'vitest';
 import { lastAssistantAnswer } from '../../src/environments/equivalence_llm_judge/extract';
-import { configuredEnvironmentName, environmentNames, getEnvironment, remoteEnvironmentName } from '../../src/environments/registry';
+import { environmentNames, getEnvironment } from '../../src/environments/registry';
+import { configuredEnvironmentName, remoteEnvironmentName } from '../../src/environments/names';
 import { oracleFor } from '../../src/gateway/backends/mock/oracles';
 import { outputText } from '../../src/schemas/responses';
 import { seededRng } from '../../src/util/rng';

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRunConfig } from '../../src/cli/commands/eval-run';
-import { configuredEnvironmentName, getEnvironment } from '../../src/environments/registry';
+import { getEnvironment } from '../../src/environments/registry';
+import { configuredEnvironmentName } from '../../src/environments/names';
 import { JudgeError } from '../../src/environments/types';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../src/environments/math_with_judge/data/example.jsonl');

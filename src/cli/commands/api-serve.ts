@@ -46,7 +46,7 @@ export async function apiServe(argv: string[], logger: Logger, say: (line: strin
   const taskQueue = values['task-queue'] ?? 'gymflow-api';
   const port = intFlag(values, 'port', { min: 0, max: 65535, fallback: 8421 })!;
   const statusCacheMs = intFlag(values, 'status-cache-ms', { min: 0, max: 60_000, fallback: 500 })!;
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   const worker = values['no-worker'] ? undefined : await startWorker(session, logger, taskQueue);
   const runs = new RunsService({
     client: () => session.client,

@@ -40,8 +40,8 @@ async function runManifest(positionals: string[], usage: string): Promise<Manife
   return { ...manifest, config: { ...manifest.config, runDir: dir } };
 }
 
-async function liveHistories(manifest: Manifest, logger: Logger, say: (line: string) => void): Promise<{ histories: RunHistory[]; retention?: string }> {
-  const session = await openSession(logger, say);
+async function liveHistories(manifest: Manifest, say: (line: string) => void): Promise<{ histories: RunHistory[]; retention?: string }> {
+  const session = await openSession(say);
   try {
     const histories = await fetchRunHistories(session.client, manifest.workflow_id);
     const retention = await historyRetention(session.client);
@@ -57,12 +57,12 @@ async function liveHistories(manifest: Manifest, logger: Logger, say: (line: str
 const executionsOf = (histories: readonly (RunHistory & { file?: string })[]): Execution[] =>
   histories.map((h) => ({ ...readExecution(h.workflowId, parseHistory(h), h.file ?? h.workflowId), runId: h.runId }));
 
-export async function evalHistory(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+export async function evalHistory(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, HISTORY_USAGE);
   if (values.help) return say(HISTORY_USAGE);
   const manifest = await runManifest(positionals, HISTORY_USAGE);
   const runDir = manifest.config.runDir;
-  const { histories, retention } = await liveHistories(manifest, logger, say);
+  const { histories, retention } = await liveHistories(manifest, say);
   const files = await writeHistories(runDir, histories);
   const summary = await summarizeRun(runDir, executionsOf(histories));
   const written = await writeSummary(runDir, summary);
@@ -76,12 +76,12 @@ export async function evalHistory(argv: string[], logger: Logger, say: (line: st
   say(`summary: ${written.text} (and ${written.json})`);
 }
 
-export async function evalReplay(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+export async function evalReplay(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, { live: { type: 'boolean' } }, REPLAY_USAGE);
   if (values.help) return say(REPLAY_USAGE);
   const manifest = await runManifest(positionals, REPLAY_USAGE);
   const exported = values.live ? undefined : await readHistories(manifest.config.runDir);
-  const histories = exported ?? (await liveHistories(manifest, logger, say)).histories;
+  const histories = exported ?? (await liveHistories(manifest, say)).histories;
   say(`replaying ${histories.length} histories of ${manifest.workflow_id} ${exported ? `from ${historiesDir(manifest.config.runDir)}` : 'fetched from Temporal'}`);
   const outcomes = await replayRunHistories(histories);
   for (const o of outcomes) say(formatReplay(o));
@@ -98,7 +98,7 @@ export async function evalReplay(argv: string[], logger: Logger, say: (line: str
   say(`all ${outcomes.length} histories replay against this workflow code`);
 }
 
-export async function evalShow(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+export async function evalShow(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, { rollout: { type: 'string' }, json: { type: 'boolean' } }, SHOW_USAGE);
   if (values.help) return say(SHOW_USAGE);
   const manifest = await runManifest(positionals, SHOW_USAGE);
@@ -114,7 +114,7 @@ export async function evalShow(argv: string[], logger: Logger, say: (line: strin
   let historyNote = `from ${historiesDir(runDir)}`;
   if (!histories) {
     try {
-      histories = (await liveHistories(manifest, logger, say)).histories;
+      histories = (await liveHistories(manifest, say)).histories;
       historyNote = 'fetched from Temporal';
     } catch (e) {
       if (!(e instanceof GymError && (e.code === 'NOT_FOUND' || e.code === 'UNREACHABLE'))) throw e;

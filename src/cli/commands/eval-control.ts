@@ -18,7 +18,7 @@ const USAGE = `usage: gym eval pause <run>          stop starting new rollouts (
 
 type Action = 'pause' | 'unpause' | 'cancel' | 'concurrency';
 
-async function control(action: Action, argv: string[], logger: Logger, say: (line: string) => void) {
+async function control(action: Action, argv: string[], _logger: Logger, say: (line: string) => void) {
   const { values, positionals } = parseFlags(argv, action === 'cancel' ? { abandon: { type: 'boolean' } } : {}, USAGE);
   if (values.help) return say(USAGE);
   const expected = action === 'concurrency' ? 2 : 1;
@@ -26,7 +26,7 @@ async function control(action: Action, argv: string[], logger: Logger, say: (lin
   // Checked before connecting: a bad value is the user's to fix, whatever the server says.
   const concurrency = action === 'concurrency' ? intFlag({ concurrency: positionals[1] }, 'concurrency', { min: 1, max: MAX_CONCURRENCY })! : undefined;
   const { workflowId } = await resolveRun(positionals[0]!);
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   try {
     if (action === 'concurrency') {
       const applied = await steerRun(session.client, workflowId, { action, value: concurrency! });

@@ -31,11 +31,11 @@ function onePositional(positionals: string[], usage: string): string {
   return positionals[0]!;
 }
 
-export async function evalStatus(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+export async function evalStatus(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, STATUS_USAGE);
   if (values.help) return say(STATUS_USAGE);
   const { workflowId, manifest } = await resolveRun(onePositional(positionals, STATUS_USAGE));
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   try {
     const { status, runStatus, startTime, runDir, progress, metrics } = await describeRun(session.client, workflowId, manifest);
     if (values.json) {
@@ -60,7 +60,7 @@ export async function evalStatus(argv: string[], logger: Logger, say: (line: str
   }
 }
 
-export async function evalList(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
+export async function evalList(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values } = parseFlags(
     argv,
     { json: { type: 'boolean' }, limit: { type: 'string' }, env: { type: 'string' }, agent: { type: 'string' }, model: { type: 'string' }, status: { type: 'string' } },
@@ -69,7 +69,7 @@ export async function evalList(argv: string[], logger: Logger, say: (line: strin
   if (values.help) return say(LIST_USAGE);
   const limit = intFlag(values, 'limit', { min: 1, fallback: 50 })!;
   const filter = { env: values.env, agent: values.agent, model: values.model, status: values.status === undefined ? undefined : parseRunStatus(values.status) };
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   try {
     const rows = await listRuns(session.client, filter, limit);
     if (values.json) return say(JSON.stringify(rows, null, 2));
@@ -104,7 +104,7 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY });
   const follow = { minCoverage: minCoverageFlag(values), reconnectTimeoutMs: reconnectTimeoutMs(values) };
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   try {
     if (await showIfComplete(session, manifest, say, follow)) return;
     const checked = await checkResumeIdentity(session.client, manifest, { force: values.force });

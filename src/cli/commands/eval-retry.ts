@@ -49,7 +49,7 @@ export async function evalRetryFailures(argv: string[], logger: Logger, say: (li
   const manifest = await readManifest(runDir);
   if (!manifest) throw new GymError('NOT_FOUND', `${runDir} holds no manifest.json; pass the folder given to --output of gym eval run`);
   const store = new RunStore(runDir);
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   try {
     let execution: { status: string; memo?: RunMemo } | undefined;
     try {

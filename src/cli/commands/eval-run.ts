@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { environmentNames } from '../../environments/registry';
-import { envKey, resolveEnvironment, type EnvRef } from '../../environments/ref';
+import { environmentNames, resolveEnvironment } from '../../environments/registry';
+import { envKey, type EnvRef } from '../../environments/ref';
 import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
@@ -213,7 +213,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const follow = { minCoverage: minCoverageFlag({ ...fromFile, ...values }), reconnectTimeoutMs: reconnectTimeoutMs({ ...fromFile, ...values }) };
   const gate = gateFlags({ ...fromFile, ...values });
   const datasetHash = await validateRunInput(config);
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   try {
     const { manifest, resumed } = await prepareRun(config, datasetHash);
     let finished = resumed && (await showIfComplete(session, manifest, say, follow));

@@ -54,7 +54,7 @@ export async function worker(argv: string[], logger: Logger, say: (line: string)
     return say(usage);
   }
   const taskQueue = await workerTaskQueue(values.run as string | undefined, values['task-queue'] as string | undefined, usage);
-  const session = await openSession(logger, say);
+  const session = await openSession(say);
   const w = await startWorker(session, logger, taskQueue, {
     host: values['gateway-host'] as string | undefined,
     port: intFlag(values, 'gateway-port', { min: 0, max: 65535 }),

@@ -4,6 +4,7 @@
 import type { ResponseObject } from '../../schemas/responses';
 import { defineEnvironment } from '../define';
 import { gradeAnswer, rewardOf } from './grade';
+import { languageDetectorLoaded, loadLanguageDetector } from './text/language';
 import { InstructionFollowingTask, verifierMetadata } from './task';
 
 /** NeMo Gym grades only the last output item's first content part. */
@@ -21,18 +22,23 @@ export const instructionFollowing = defineEnvironment({
   description: 'IFEval-style verifiable instructions (keywords, length, format, case, copying) checked on the final answer.',
   taskSchema: InstructionFollowingTask,
   verify(task, response) {
-    const meta = verifierMetadata(task);
-    const { instructionIds, strict, loose } = gradeAnswer(meta, finalAnswerText(response));
-    const failed = instructionIds.filter((_, i) => !strict[i]);
-    return {
-      reward: rewardOf(strict, meta.grading_mode),
-      follow_all_instructions: strict.every(Boolean),
-      follow_instruction_list: strict,
-      reward_loose: rewardOf(loose, meta.grading_mode),
-      follow_all_instructions_loose: loose.every(Boolean),
-      follow_instruction_list_loose: loose,
-      verifier_metadata: meta,
-      ...(failed.length > 0 ? { failure_reason: `instructions not followed: ${failed.join(', ')}` } : {}),
-    };
+    // The first verify waits for the language tables; later ones stay synchronous.
+    return languageDetectorLoaded() ? grade(task, response) : loadLanguageDetector().then(() => grade(task, response));
   },
 });
+
+function grade(task: InstructionFollowingTask, response: ResponseObject) {
+  const meta = verifierMetadata(task);
+  const { instructionIds, strict, loose } = gradeAnswer(meta, finalAnswerText(response));
+  const failed = instructionIds.filter((_, i) => !strict[i]);
+  return {
+    reward: rewardOf(strict, meta.grading_mode),
+    follow_all_instructions: strict.every(Boolean),
+    follow_instruction_list: strict,
+    reward_loose: rewardOf(loose, meta.grading_mode),
+    follow_all_instructions_loose: loose.every(Boolean),
+    follow_instruction_list_loose: loose,
+    verifier_metadata: meta,
+    ...(failed.length > 0 ? { failure_reason: `instructions not followed: ${failed.join(', ')}` } : {}),
+  };
+}

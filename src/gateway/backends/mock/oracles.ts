@@ -1,6 +1,6 @@
 // The mock policy's oracles by environment: how the mock plays each built-in environment. Only the
 // mock backend imports this, so oracles stay out of the environments the rest of the product runs.
-import { parseConfiguredName } from '../../../environments/registry';
+import { parseConfiguredName } from '../../../environments/names';
 import type { Oracle } from '../../../environments/oracle';
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
 import { citationIfOracle } from '../../../environments/citation_if/oracle';
