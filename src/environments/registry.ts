@@ -17,6 +17,7 @@ import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
 import { socialBias } from './social_bias';
+import { spartqa } from './spartqa';
 import {
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   singleStepToolUseWithArgumentComparison,
@@ -34,6 +35,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   equivalenceLlmJudge,
   reasoningGym,
   socialBias,
+  spartqa,
   stringMatch,
   guiCoordinate,
   codeGen,

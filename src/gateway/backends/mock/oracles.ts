@@ -18,6 +18,7 @@ import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
 import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
 import { socialBiasOracle } from '../../../environments/social_bias/oracle';
+import { spartqaOracle } from '../../../environments/spartqa/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
 import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
 import { workplaceAssistantOracle } from '../../../environments/workplace_assistant/oracle';
@@ -41,6 +42,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   parallel_tool_calls_single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   social_bias: socialBiasOracle,
+  spartqa: spartqaOracle,
   string_match: stringMatchOracle,
   structured_outputs: structuredOutputsOracle,
   workplace_assistant: workplaceAssistantOracle,
