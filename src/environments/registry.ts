@@ -24,6 +24,7 @@ import {
 } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
 import { structuredOutputs } from './structured_outputs';
+import { wmtTranslation } from './wmt_translation';
 import { workplaceAssistant } from './workplace_assistant';
 
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
@@ -40,6 +41,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   guiCoordinate,
   codeGen,
   workplaceAssistant,
+  wmtTranslation,
   exampleMultiTurnGymnasium,
   blackjack,
   exampleSingleToolCall,

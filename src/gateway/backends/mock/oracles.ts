@@ -21,6 +21,7 @@ import { socialBiasOracle } from '../../../environments/social_bias/oracle';
 import { spartqaOracle } from '../../../environments/spartqa/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
 import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
+import { wmtTranslationOracle } from '../../../environments/wmt_translation/oracle';
 import { workplaceAssistantOracle } from '../../../environments/workplace_assistant/oracle';
 
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
@@ -45,6 +46,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   spartqa: spartqaOracle,
   string_match: stringMatchOracle,
   structured_outputs: structuredOutputsOracle,
+  wmt_translation: wmtTranslationOracle,
   workplace_assistant: workplaceAssistantOracle,
 };
 
