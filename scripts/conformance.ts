@@ -13,6 +13,7 @@ import type { AnyEnvironment, JudgeCall } from '../src/environments/types';
 import { joinRollouts, readRows, reverifyRollouts, type NumberedRow } from '../src/reverify';
 import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/reverify/judge';
 import { summarize, type Disagreement } from '../src/reverify/report';
+import { flattenTransitions } from '../src/reverify/transitions';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'tests/fixtures/nemo-gym');
@@ -122,7 +123,7 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
   const recorded = await readRows(source.file, 'rollouts');
   const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
   try {
-    let rollouts = recorded;
+    let rollouts = recorded.map(({ line, row }) => ({ line, row: flattenTransitions(row) }));
     let exchanges = recordedJudgeExchanges(recorded.map((r) => r.row));
     if (recorded.every((r) => 'policy_response' in r.row)) {
       const example = source.candidates.find((c) => path.basename(c) === 'example.jsonl');

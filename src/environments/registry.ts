@@ -3,6 +3,7 @@ import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
+import { aviaryGsm8k } from './aviary_gsm8k';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
@@ -44,6 +45,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   wmtTranslation,
   exampleMultiTurnGymnasium,
   blackjack,
+  aviaryGsm8k,
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

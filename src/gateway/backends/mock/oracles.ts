@@ -2,6 +2,7 @@
 // mock backend imports this, so oracles stay out of the environments the rest of the product runs.
 import { parseConfiguredName } from '../../../environments/registry';
 import type { Oracle } from '../../../environments/oracle';
+import { aviaryGsm8kOracle } from '../../../environments/aviary_gsm8k/oracle';
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
 import { citationIfOracle } from '../../../environments/citation_if/oracle';
 import { codeGenOracle } from '../../../environments/code_gen/oracle';
@@ -26,6 +27,7 @@ import { workplaceAssistantOracle } from '../../../environments/workplace_assist
 
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
 const ORACLES: Readonly<Record<string, Oracle<any>>> = {
+  aviary_gsm8k: aviaryGsm8kOracle,
   blackjack: blackjackOracle,
   citation_if: citationIfOracle,
   code_gen: codeGenOracle,
