@@ -28,10 +28,14 @@ export const EXCEPTIONS: Record<string, string> = {
 
 /** Context for a row that agrees, where the table alone would mislead. */
 const NOTES: Record<string, string> = {
+  aviary_gsm8k:
+    "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   math_with_judge:
     "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
+  wmt_translation:
+    'The reward (chrF / 100) is reproduced exactly; spBLEU (FLORES-200 SentencePiece model), xCOMET and language ID need downloads and are reported unavailable.',
   social_bias:
     'Reference rollouts (policy answer + recorded judgments); the judge prompts are rendered by Gymflow, and tests/environments/social_bias.test.ts checks they hash like NeMo Gym\'s.',
 };
