@@ -13,6 +13,7 @@ import type { AnyEnvironment, JudgeCall } from '../src/environments/types';
 import { joinRollouts, readRows, reverifyRollouts, type NumberedRow } from '../src/reverify';
 import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/reverify/judge';
 import { summarize, type Disagreement } from '../src/reverify/report';
+import { flattenTransitions } from '../src/reverify/transitions';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'tests/fixtures/nemo-gym');
@@ -27,10 +28,14 @@ export const EXCEPTIONS: Record<string, string> = {
 
 /** Context for a row that agrees, where the table alone would mislead. */
 const NOTES: Record<string, string> = {
+  aviary_gsm8k:
+    "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   math_with_judge:
     "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
+  wmt_translation:
+    'The reward (chrF / 100) is reproduced exactly; spBLEU (FLORES-200 SentencePiece model), xCOMET and language ID need downloads and are reported unavailable.',
   social_bias:
     'Reference rollouts (policy answer + recorded judgments); the judge prompts are rendered by Gymflow, and tests/environments/social_bias.test.ts checks they hash like NeMo Gym\'s.',
 };
@@ -122,7 +127,7 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
   const recorded = await readRows(source.file, 'rollouts');
   const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
   try {
-    let rollouts = recorded;
+    let rollouts = recorded.map(({ line, row }) => ({ line, row: flattenTransitions(row) }));
     let exchanges = recordedJudgeExchanges(recorded.map((r) => r.row));
     if (recorded.every((r) => 'policy_response' in r.row)) {
       const example = source.candidates.find((c) => path.basename(c) === 'example.jsonl');

@@ -5,6 +5,7 @@ import { envKey, type EnvRefInput } from './ref';
 import { parseConfiguredName, REMOTE_PREFIX } from './names';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
+import { aviaryGsm8k } from './aviary_gsm8k';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
@@ -19,12 +20,14 @@ import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
 import { socialBias } from './social_bias';
+import { spartqa } from './spartqa';
 import {
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   singleStepToolUseWithArgumentComparison,
 } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
 import { structuredOutputs } from './structured_outputs';
+import { wmtTranslation } from './wmt_translation';
 import { workplaceAssistant } from './workplace_assistant';
 
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
@@ -36,12 +39,15 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   equivalenceLlmJudge,
   reasoningGym,
   socialBias,
+  spartqa,
   stringMatch,
   guiCoordinate,
   codeGen,
   workplaceAssistant,
+  wmtTranslation,
   exampleMultiTurnGymnasium,
   blackjack,
+  aviaryGsm8k,
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

@@ -2,6 +2,7 @@
 // mock backend imports this, so oracles stay out of the environments the rest of the product runs.
 import { parseConfiguredName } from '../../../environments/names';
 import type { Oracle } from '../../../environments/oracle';
+import { aviaryGsm8kOracle } from '../../../environments/aviary_gsm8k/oracle';
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
 import { citationIfOracle } from '../../../environments/citation_if/oracle';
 import { codeGenOracle } from '../../../environments/code_gen/oracle';
@@ -18,12 +19,15 @@ import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
 import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
 import { socialBiasOracle } from '../../../environments/social_bias/oracle';
+import { spartqaOracle } from '../../../environments/spartqa/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
 import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
+import { wmtTranslationOracle } from '../../../environments/wmt_translation/oracle';
 import { workplaceAssistantOracle } from '../../../environments/workplace_assistant/oracle';
 
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
 const ORACLES: Readonly<Record<string, Oracle<any>>> = {
+  aviary_gsm8k: aviaryGsm8kOracle,
   blackjack: blackjackOracle,
   citation_if: citationIfOracle,
   code_gen: codeGenOracle,
@@ -41,8 +45,10 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   parallel_tool_calls_single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   social_bias: socialBiasOracle,
+  spartqa: spartqaOracle,
   string_match: stringMatchOracle,
   structured_outputs: structuredOutputsOracle,
+  wmt_translation: wmtTranslationOracle,
   workplace_assistant: workplaceAssistantOracle,
 };
 
