@@ -16,6 +16,7 @@ import { instructionFollowing } from './instruction_following';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
+import { ruler2 } from './ruler2';
 import { socialBias } from './social_bias';
 import {
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
@@ -33,6 +34,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   citationIf,
   equivalenceLlmJudge,
   reasoningGym,
+  ruler2,
   socialBias,
   stringMatch,
   guiCoordinate,

@@ -16,6 +16,7 @@ import { instructionFollowingOracle } from '../../../environments/instruction_fo
 import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
+import { ruler2Oracle } from '../../../environments/ruler2/oracle';
 import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
 import { socialBiasOracle } from '../../../environments/social_bias/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
@@ -38,6 +39,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   math_with_judge: mathWithJudgeOracle,
   mcqa: mcqaOracle,
   reasoning_gym: reasoningGymOracle,
+  ruler2: ruler2Oracle,
   single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   parallel_tool_calls_single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   social_bias: socialBiasOracle,
