@@ -13,6 +13,7 @@ import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
+import { litmusAgent } from './litmus_agent';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
@@ -29,6 +30,7 @@ import { workplaceAssistant } from './workplace_assistant';
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
   mcqa,
   mathWithJudge,
+  litmusAgent,
   instructionFollowing,
   structuredOutputs,
   citationIf,

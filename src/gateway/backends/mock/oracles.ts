@@ -13,6 +13,7 @@ import { exampleSingleToolCallOracle } from '../../../environments/example_singl
 import { exampleToolCallMultirewardOracle } from '../../../environments/example_tool_call_multireward/oracle';
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
+import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
 import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
@@ -36,6 +37,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   example_tool_call_multireward: exampleToolCallMultirewardOracle,
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
+  litmus_agent: litmusAgentOracle,
   math_with_judge: mathWithJudgeOracle,
   mcqa: mcqaOracle,
   reasoning_gym: reasoningGymOracle,
