@@ -14,6 +14,7 @@ import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
 import { litmusAgent } from './litmus_agent';
+import { longMemEval } from './longmemeval';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
@@ -31,6 +32,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   mcqa,
   mathWithJudge,
   litmusAgent,
+  longMemEval,
   instructionFollowing,
   structuredOutputs,
   citationIf,

@@ -14,6 +14,7 @@ import { exampleToolCallMultirewardOracle } from '../../../environments/example_
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
 import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
+import { longMemEvalOracle } from '../../../environments/longmemeval/oracle';
 import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
@@ -38,6 +39,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
   litmus_agent: litmusAgentOracle,
+  longmemeval: longMemEvalOracle,
   math_with_judge: mathWithJudgeOracle,
   mcqa: mcqaOracle,
   reasoning_gym: reasoningGymOracle,
