@@ -10,6 +10,7 @@ import { isGymError } from '../src/errors';
 import { assistantMessage } from '../src/environments/example_single_tool_call';
 import { environmentNames, getEnvironment } from '../src/environments/registry';
 import type { AnyEnvironment, JudgeCall } from '../src/environments/types';
+import { ResponseObject } from '../src/schemas/responses';
 import { joinRollouts, readRows, reverifyRollouts, type NumberedRow } from '../src/reverify';
 import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/reverify/judge';
 import { summarize, type Disagreement } from '../src/reverify/report';
@@ -32,6 +33,7 @@ const NOTES: Record<string, string> = {
     "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
+  longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",
   math_with_judge:
     "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
   wmt_translation:
@@ -123,6 +125,24 @@ export async function bbqReferenceRollouts(env: AnyEnvironment, references: Numb
   return { rollouts, exchanges };
 }
 
+/**
+ * longmemeval records only the judge's verdict text (`judge_raw`), not the exchange. Each joined rollout is
+ * verified once with a judge that answers that text, and the prompt Gymflow rendered becomes the exchange.
+ */
+async function judgeRawExchanges(env: AnyEnvironment, rollouts: NumberedRow[], tasks: NumberedRow[] | undefined): Promise<JudgeExchange[]> {
+  const exchanges: JudgeExchange[] = [];
+  for (const { rollout, task } of joinRollouts(rollouts, tasks, () => false).joined) {
+    if (typeof rollout.judge_raw !== 'string' || rollout.judge_raw === '') continue;
+    const output = [assistantMessage(rollout.judge_raw)];
+    const judge: JudgeCall = async (params) => {
+      exchanges.push({ responses_create_params: { input: params.input }, response: { output } });
+      return { id: 'resp_judge', object: 'response', output };
+    };
+    await env.verify(env.taskSchema.parse(task), ResponseObject.parse(rollout.response), { state: null, judge });
+  }
+  return exchanges;
+}
+
 async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck> {
   const recorded = await readRows(source.file, 'rollouts');
   const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
@@ -134,6 +154,7 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
       ({ rollouts, exchanges } = await bbqReferenceRollouts(env, recorded, example ? await readRows(example, 'tasks') : []));
     }
     const tasks = await bestTasks(rollouts, source.candidates);
+    if (exchanges.length === 0 && rollouts.some((r) => typeof r.row.judge_raw === 'string')) exchanges = await judgeRawExchanges(env, rollouts, tasks?.rows);
     const report = await reverifyRollouts({
       env,
       rollouts,

@@ -36,6 +36,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval cancel': lazy(() => import('./commands/eval-control'), 'evalCancel'),
   'config show': lazy(() => import('./commands/config-show'), 'configShow'),
   'dataset collate': lazy(() => import('./commands/dataset'), 'datasetCollate'),
+  'dataset generate': lazy(() => import('./commands/dataset'), 'datasetGenerate'),
   'env list': lazy(() => import('./commands/env'), 'envList'),
   'env schema': lazy(() => import('./commands/dataset'), 'envSchema'),
   'env serve': lazy(() => import('./commands/env-serve'), 'envServe'),
@@ -67,6 +68,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval pause|unpause|cancel [--abandon] <run>, gym eval concurrency <run> N   steer a running run
   gym config show [--config F] [k=v|+k=v|++k=v]   the resolved NeMo Gym-style configuration, secrets redacted
   gym dataset collate --config F --output-dir D [--mode M]   validate and merge the declared datasets (docs/configuration.md)
+  gym dataset generate --env E --output F [--set K=V ...]   make task rows offline (ruler2's synthetic long-context tasks)
   gym env list               available environments
   gym env schema --env <name>   the JSON Schema of an environment's task rows
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server

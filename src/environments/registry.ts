@@ -16,9 +16,12 @@ import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
+import { litmusAgent } from './litmus_agent';
+import { longMemEval } from './longmemeval';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { reasoningGym } from './reasoning_gym';
+import { ruler2 } from './ruler2';
 import { socialBias } from './social_bias';
 import { spartqa } from './spartqa';
 import {
@@ -33,11 +36,14 @@ import { workplaceAssistant } from './workplace_assistant';
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
   mcqa,
   mathWithJudge,
+  litmusAgent,
+  longMemEval,
   instructionFollowing,
   structuredOutputs,
   citationIf,
   equivalenceLlmJudge,
   reasoningGym,
+  ruler2,
   socialBias,
   spartqa,
   stringMatch,

@@ -48,12 +48,23 @@ interface Prepared {
   response: ResponseObject;
 }
 
+/**
+ * The recorded response as verify reads it. Verify never reads `usage`, so a usage in another API's shape
+ * (Chat Completions' prompt_tokens, as NeMo Gym's ruler2 rollouts record it) is dropped, not refused.
+ */
+function recordedResponse(response: unknown) {
+  const parsed = ResponseObject.safeParse(response);
+  if (parsed.success || !parsed.error.issues.every((i) => i.path[0] === 'usage')) return parsed;
+  const { usage: _usage, ...rest } = response as Record<string, unknown>;
+  return ResponseObject.safeParse(rest);
+}
+
 function prepare(env: AnyEnvironment, joined: ReturnType<typeof joinRollouts>['joined']): Prepared[] {
   const problems: string[] = [];
   const prepared: Prepared[] = [];
   for (const { line, rollout, task, taskIndex } of joined) {
     const parsedTask = env.taskSchema.safeParse(task);
-    const response = ResponseObject.safeParse(rollout.response);
+    const response = recordedResponse(rollout.response);
     const where = taskIndex === null ? 'the row' : `task ${taskIndex}`;
     if (!parsedTask.success) {
       const issue = parsedTask.error.issues[0]!;

@@ -48,6 +48,22 @@ describe('joining and checking rollouts before grading', () => {
   });
 });
 
+describe('recorded responses whose usage is in another shape', () => {
+  it('re-verifies ruler2 rollouts that record Chat Completions usage (prompt_tokens), which verify never reads', async () => {
+    const rollouts = await fixture('ruler2', 'example_rollouts.jsonl');
+    expect((rollouts[0]!.row.response as { usage: object }).usage).toHaveProperty('prompt_tokens');
+    const summary = summarize(await reverifyRollouts({ env: getEnvironment('ruler2'), rollouts, tasks: await fixture('ruler2', 'example.jsonl') }));
+    expect([summary.compared, summary.agreed]).toEqual([5, 5]);
+  });
+
+  it('still refuses a response that is malformed elsewhere', async () => {
+    const [first] = await fixture('ruler2', 'example_rollouts.jsonl');
+    const broken = { ...first!, row: { ...first!.row, response: { ...(first!.row.response as object), id: 7 } } };
+    const e = await gymError(reverifyRollouts({ env: getEnvironment('ruler2'), rollouts: [broken], tasks: await fixture('ruler2', 'example.jsonl') }));
+    expect(e.details).toEqual(['line 1: response.id: Invalid input: expected string, received number']);
+  });
+});
+
 describe('the mcqa recordings', () => {
   it('reproduce every reward but the stale one, which is listed as a disagreement', async () => {
     const report = await reverifyRollouts({ env: getEnvironment('mcqa'), rollouts: await fixture('mcqa', 'example_rollouts.jsonl'), tasks: await fixture('mcqa', 'example.jsonl') });

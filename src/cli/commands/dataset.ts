@@ -1,10 +1,12 @@
-// `gym dataset collate` and `gym env schema`: the datasets a NeMo Gym configuration declares, validated and
-// merged before any run, and the JSON Schema of an environment's task rows.
+// `gym dataset collate`, `gym dataset generate` and `gym env schema`: the datasets a NeMo Gym configuration
+// declares, validated and merged before any run; generated task files; the JSON Schema of task rows.
+import { writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { configError, findFile, loadConfig, type LoadOptions } from '../../config/load';
 import { collate } from '../../datasets/collate';
 import { MODES, declaredDatasets, type CollateMode } from '../../datasets/declared';
+import { GENERATORS } from '../../datasets/generators';
 import { GymError } from '../../errors';
 import { environmentNames, getEnvironment } from '../../environments/registry';
 import { PACKAGE_ROOT } from '../../util/paths';
@@ -57,4 +59,37 @@ export async function envSchema(argv: string[], _logger: Logger, say: (line: str
   if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}`);
   // Input side: what a row may hold before defaults are filled; checks zod cannot express become `{}`.
   say(JSON.stringify(z.toJSONSchema(getEnvironment(name).taskSchema, { io: 'input', unrepresentable: 'any' }), null, 2));
+}
+
+const GENERATE_USAGE = `usage: gym dataset generate --env <name> --output FILE [--set KEY=VALUE ...]
+  --set KEY=VALUE  a generator setting (VALUE as JSON, else a string), repeatable
+${Object.entries(GENERATORS).map(([env, g]) => `  ${env}: ${g.settings}`).join('\n')}
+  writes FILE as JSONL task rows; the same settings always give the same file`;
+
+export async function datasetGenerate(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
+  const { values } = parseFlags(argv, { env: { type: 'string' }, output: { type: 'string' }, set: { type: 'string', multiple: true } }, GENERATE_USAGE);
+  if (values.help) return say(GENERATE_USAGE);
+  const env = requireFlag(values, 'env', GENERATE_USAGE);
+  const output = requireFlag(values, 'output', GENERATE_USAGE);
+  const generator = Object.hasOwn(GENERATORS, env) ? GENERATORS[env] : undefined;
+  if (!generator) throw new GymError('BAD_FLAG', `--env: environment "${env}" has no task generator; these do: ${Object.keys(GENERATORS).join(', ')}`);
+  const settings: Record<string, unknown> = {};
+  for (const pair of (values.set as string[] | undefined) ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new GymError('BAD_FLAG', `--set ${pair}: expected KEY=VALUE`);
+    const raw = pair.slice(at + 1);
+    try {
+      settings[pair.slice(0, at)] = JSON.parse(raw);
+    } catch {
+      settings[pair.slice(0, at)] = raw;
+    }
+  }
+  const parsed = generator.schema.safeParse(settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new GymError('BAD_FLAG', `--set ${issue.path.join('.') || '(settings)'}: ${issue.message}`);
+  }
+  const rows = generator.generate(parsed.data as never);
+  await writeFile(output, rows.map((row) => JSON.stringify(row) + '\n').join(''));
+  say(`${env}: ${rows.length} rows → ${output}`);
 }

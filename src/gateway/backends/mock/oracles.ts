@@ -14,9 +14,12 @@ import { exampleSingleToolCallOracle } from '../../../environments/example_singl
 import { exampleToolCallMultirewardOracle } from '../../../environments/example_tool_call_multireward/oracle';
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
+import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
+import { longMemEvalOracle } from '../../../environments/longmemeval/oracle';
 import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
+import { ruler2Oracle } from '../../../environments/ruler2/oracle';
 import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
 import { socialBiasOracle } from '../../../environments/social_bias/oracle';
 import { spartqaOracle } from '../../../environments/spartqa/oracle';
@@ -39,9 +42,12 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   example_tool_call_multireward: exampleToolCallMultirewardOracle,
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
+  litmus_agent: litmusAgentOracle,
+  longmemeval: longMemEvalOracle,
   math_with_judge: mathWithJudgeOracle,
   mcqa: mcqaOracle,
   reasoning_gym: reasoningGymOracle,
+  ruler2: ruler2Oracle,
   single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   parallel_tool_calls_single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
   social_bias: socialBiasOracle,
