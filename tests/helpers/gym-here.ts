@@ -3,7 +3,16 @@
 import { vi } from 'vitest';
 import { main } from '../../src/cli/main';
 
-export async function gymHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `env` is applied to process.env for the call (undefined unsets) and restored after it. */
+export async function gymHere(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+  apply(env);
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
@@ -13,5 +22,6 @@ export async function gymHere(args: string[]): Promise<{ code: number; stdout: s
   } finally {
     out.mockRestore();
     err.mockRestore();
+    apply(saved);
   }
 }
