@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -150,6 +151,62 @@ describe('local sandbox: exec', () => {
       { signal: abort.signal, onOutput: (_stream, chunk) => chunk.toString().includes('before') && abort.abort() },
     );
     expect(result).toMatchObject({ timedOut: false, signal: 'SIGKILL', stdout: 'before\n' });
+  });
+});
+
+describe('local sandbox: network policy allow', () => {
+  const listen = (handler: http.RequestListener) =>
+    new Promise<http.Server>((resolve) => {
+      const server = http.createServer(handler);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+  const fetchInside = (url: string) =>
+    `fetch(${JSON.stringify(url)}).then(async (r) => console.log(${JSON.stringify(url)}, r.status, await r.text()), (e) => console.log(${JSON.stringify(url)}, 'failed', e.cause?.code ?? e.message))`;
+
+  it('reaches each allowed host:port at the same URL from inside, and nothing else', async () => {
+    const seen: string[] = [];
+    const gateway = await listen((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.end('gateway answers');
+    });
+    const other = await listen((_req, res) => res.end('should not be reachable'));
+    const port = (gateway.address() as AddressInfo).port;
+    const otherPort = (other.address() as AddressInfo).port;
+    try {
+      const s = await sandbox({ network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port }] } });
+      const urls = [`http://127.0.0.1:${port}/v1/models`, `http://localhost:${port}/again`, `http://127.0.0.1:${otherPort}/`, 'http://10.255.255.1:80/'];
+      const result = await s.exec({ command: [NODE, '-e', `Promise.all([${urls.map(fetchInside).join(',')}])`], timeoutMs: 60_000 });
+      const lines = result.stdout.trim().split('\n').sort();
+      expect(lines).toEqual(
+        [
+          `http://127.0.0.1:${port}/v1/models 200 gateway answers`,
+          `http://localhost:${port}/again 200 gateway answers`,
+          `http://127.0.0.1:${otherPort}/ failed ECONNREFUSED`,
+          expect.stringMatching(/^http:\/\/10\.255\.255\.1:80\/ failed E(NETUNREACH|HOSTUNREACH|CONNREFUSED)$/),
+        ].sort(),
+      );
+      expect(seen.sort()).toEqual(['GET /again', 'GET /v1/models']);
+      expect(result.exitCode).toBe(0);
+    } finally {
+      gateway.close();
+      other.close();
+    }
+  });
+
+  it('serves a detached command too, and passes its exit status through the forwarder', async () => {
+    const gateway = await listen((_req, res) => res.end('detached ok'));
+    const port = (gateway.address() as AddressInfo).port;
+    try {
+      const s = await sandbox({ network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port }] } });
+      await s.startCommand({ command: [NODE, '-e', `fetch('http://127.0.0.1:${port}/').then(async (r) => { console.log(await r.text()); process.exit(5) })`], timeoutMs: 60_000 }, { commandId: 'net' });
+      expect(await s.commandStatus('net', { waitMs: 60_000 })).toMatchObject({ state: 'exited', exitCode: 5, stdoutTail: 'detached ok\n' });
+    } finally {
+      gateway.close();
+    }
+  });
+
+  it('refuses two hosts on one port', async () => {
+    await expect(provider.create({ labels, network: { mode: 'allow', endpoints: [{ host: 'a.test', port: 80 }, { host: 'b.test', port: 80 }] } })).rejects.toMatchObject({ code: 'BAD_INPUT' });
   });
 });
 

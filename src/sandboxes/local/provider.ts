@@ -22,6 +22,7 @@ import {
 } from '../schema';
 import { findOnPath, jailLaunch, jailUser, launchJail, type Jail, type JailMount, type JailPolicy } from './bwrap';
 import { checkCommandId, detachedStatus, killDetached, startDetached } from './commands';
+import { HostForwarders, allowedHostNames, checkEndpoints } from './network';
 import { hostPathOf, type Area } from './paths';
 import { MARKER, killSandboxProcesses } from './processes';
 import { isAlive, processIdentity, readRecord, resolvedSpec, writeRecord, type SandboxRecord } from './record';
@@ -109,6 +110,7 @@ export class LocalProvider implements SandboxProvider {
     if (spec.image !== undefined && !lstatSync(spec.image, { throwIfNoEntry: false })?.isDirectory()) {
       throw new GymError('BAD_INPUT', `sandbox spec field "image": the local provider takes a root file system folder (e.g. made by mmdebstrap), and ${spec.image} is not one`);
     }
+    if (spec.network.mode === 'allow') checkEndpoints(spec.network.endpoints);
     for (const [i, mount] of spec.mounts.entries()) {
       if (!existsSync(mount.hostPath)) throw new GymError('BAD_INPUT', `sandbox spec field "mounts.${i}.hostPath": ${mount.hostPath} does not exist`);
     }
@@ -123,7 +125,9 @@ export class LocalProvider implements SandboxProvider {
     const inner = parseUser(spec.user) ?? { uid: process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? 1000), gid: process.getgid?.() === 0 ? 65534 : (process.getgid?.() ?? 1000) };
     await writeFile(join(dir, 'etc', 'passwd'), `root:x:0:0:root:/root:/bin/sh\nsandbox:x:${inner.uid}:${inner.gid}:sandbox:${spec.workdir}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
     await writeFile(join(dir, 'etc', 'group'), `root:x:0:\nsandbox:x:${inner.gid}:\nnogroup:x:65534:\n`);
-    await writeFile(join(dir, 'etc', 'hosts'), '127.0.0.1 localhost\n::1 localhost\n');
+    // Allowed endpoints answer on the jail's loopback, under their own names too.
+    const names = spec.network.mode === 'allow' ? allowedHostNames(spec.network.endpoints) : [];
+    await writeFile(join(dir, 'etc', 'hosts'), `127.0.0.1 localhost${names.map((n) => ` ${n}`).join('')}\n::1 localhost\n`);
     const created = new Date();
     const record: SandboxRecord = {
       id,
@@ -190,6 +194,8 @@ export class LocalSandbox implements Sandbox {
   readonly labels: SandboxLabels;
   private readonly spec: ResolvedSandboxSpec;
   private readonly jails = new Set<Jail>();
+  /** Serves the `allow` policy's endpoints, once this process runs a command of the sandbox. */
+  private readonly forwarders?: HostForwarders;
 
   constructor(
     readonly dir: string,
@@ -199,6 +205,7 @@ export class LocalSandbox implements Sandbox {
     this.id = record.id;
     this.labels = record.labels;
     this.spec = resolvedSpec(record);
+    if (this.spec.network.mode === 'allow' && isolation === 'bwrap') this.forwarders = new HostForwarders(join(dir, 'net'), this.spec.network.endpoints);
   }
 
   private get areas(): Area[] {
@@ -212,7 +219,15 @@ export class LocalSandbox implements Sandbox {
     if (!existsSync(join(this.dir, 'sandbox.json'))) throw new GymError('NOT_FOUND', `local sandbox ${this.id} is gone`);
   }
 
-  /** The jail a command of this sandbox runs in. */
+  /** The jail a command runs in and what it runs there (behind the network forwarder when the policy allows endpoints). */
+  private async prepare(request: z.output<typeof ExecRequest>): Promise<{ policy: JailPolicy; command: string[] }> {
+    const policy = this.policy(request);
+    if (!this.forwarders) return { policy, command: request.command };
+    await this.forwarders.start();
+    const net = this.forwarders.jail(request.command);
+    return { policy: { ...policy, mounts: [...(policy.mounts ?? []), ...net.mounts] }, command: net.command };
+  }
+
   private policy(request: z.output<typeof ExecRequest>): JailPolicy {
     const spec = this.spec;
     const workspace = join(this.dir, 'workspace');
@@ -283,7 +298,8 @@ export class LocalSandbox implements Sandbox {
     await this.ensureLive();
     const request = this.parseRequest(input);
     const started = performance.now();
-    const jail = launchJail(this.policy(request), request.command, UNSAFE_HINT);
+    const { policy, command } = await this.prepare(request);
+    const jail = launchJail(policy, command, UNSAFE_HINT);
     this.jails.add(jail);
     const tails = { stdout: new Tail(), stderr: new Tail() };
     const collect = (stream: OutputStream) => (chunk: Buffer) => {
@@ -317,7 +333,8 @@ export class LocalSandbox implements Sandbox {
     await this.ensureLive();
     const request = this.parseRequest(input);
     const commandId = checkCommandId(options.commandId ?? `cmd-${randomBytes(6).toString('hex')}`);
-    const launch = jailLaunch(this.policy(request), request.command, UNSAFE_HINT);
+    const { policy, command } = await this.prepare(request);
+    const launch = jailLaunch(policy, command, UNSAFE_HINT);
     await startDetached(join(this.dir, 'commands'), commandId, this.id, launch, Date.now() + request.timeoutMs, request.stdin);
     return { commandId };
   }
@@ -444,6 +461,7 @@ export class LocalSandbox implements Sandbox {
     for (const jail of this.jails) jail.kill();
     await Promise.allSettled([...this.jails].map((jail) => jail.done));
     await killSandboxProcesses(this.id);
+    await this.forwarders?.close();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
