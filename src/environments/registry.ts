@@ -22,6 +22,7 @@ import {
   singleStepToolUseWithArgumentComparison,
 } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
+import { sweRepair } from './swe_repair';
 import { structuredOutputs } from './structured_outputs';
 import { workplaceAssistant } from './workplace_assistant';
 
@@ -46,6 +47,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   exampleToolCallMultireward,
   singleStepToolUseWithArgumentComparison,
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
+  sweRepair,
 ];
 
 const byName = new Map<string, AnyEnvironment>(ENVIRONMENTS.map((env) => [env.name, env]));

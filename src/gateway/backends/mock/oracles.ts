@@ -20,6 +20,7 @@ import { argumentComparisonOracle } from '../../../environments/single_step_tool
 import { socialBiasOracle } from '../../../environments/social_bias/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
 import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
+import { sweRepairOracle } from '../../../environments/swe_repair/oracle';
 import { workplaceAssistantOracle } from '../../../environments/workplace_assistant/oracle';
 
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
@@ -43,6 +44,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   social_bias: socialBiasOracle,
   string_match: stringMatchOracle,
   structured_outputs: structuredOutputsOracle,
+  swe_repair: sweRepairOracle,
   workplace_assistant: workplaceAssistantOracle,
 };
 
