@@ -2,6 +2,7 @@
 import type { Gateway } from '../src/gateway/server';
 import { collateRun } from './collate';
 import { runActivity } from './envelope';
+import { createHarnessRollout } from './harness-rollout';
 import { createBatchActivity } from './rollout-batch';
 import { createRoundActivity } from './rollout-rounds';
 import { createRolloutSteps } from './rollout-steps';
@@ -9,7 +10,7 @@ import { finalizeRun } from './results';
 
 export function createActivities(deps: { gateway: Gateway }) {
   const steps = createRolloutSteps(deps);
-  const batch = createBatchActivity(steps);
+  const batch = createBatchActivity(steps, createHarnessRollout(deps));
   const rounds = createRoundActivity(steps);
   return {
     collateRun,

@@ -7,6 +7,7 @@ import type { RolloutStage } from '../src/errors';
 import { MemoryJournal } from '../src/store/journal';
 import { FINISHING, playRollout } from '../workflows/agent-loop';
 import type { RetrySettings } from '../workflows/definitions';
+import type { HarnessRollout } from './harness-rollout';
 import type { RolloutKey, RolloutSpec, RolloutSteps } from './rollout-steps';
 import { retrying } from './step-retry';
 
@@ -38,9 +39,17 @@ export function keyOf(ordinal: number, numRepeats: number, attemptIndex?: number
   return attemptIndex ? { ...key, attemptIndex } : key;
 }
 
-export function createBatchActivity(steps: RolloutSteps) {
+export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRollout) {
   /** One rollout with its own retries; resolves once it is recorded or in the sidecar. */
   async function settle(input: BatchInput, key: RolloutKey, signal: AbortSignal): Promise<{ reward?: number }> {
+    if (input.spec.env.harness) {
+      // A harness plays the whole rollout in one go: a retry starts it again in a fresh sandbox.
+      const attempt = Context.current().info.attempt;
+      const played = await retrying(input.retry, signal, () => 'tool', () => playHarness(input.spec, key, attempt, signal));
+      if (played.ok) return { reward: played.value.reward };
+      await steps.recordFailure(input.spec, key, played.failure);
+      return {};
+    }
     // Kept across attempts: a retry continues at the last finished step, as in the "turn" grain.
     const journal = new MemoryJournal();
     let stage: RolloutStage = 'seed';

@@ -195,6 +195,8 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   const steps = {
     /** One agent turn; on the first, settles an already-recorded rollout or seeds the session. */
     async takeTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
+      // A harness cannot be resumed between its model calls: it plays whole rollouts, in batches.
+      if (spec.env.harness) throw new GymError('BAD_INPUT', `agent ${spec.env.harness.name} is an external harness: it runs only in the rollout grain (--durability rollout)`);
       return playTurn(spec, key, step, journal).catch((e) => failedTry(journal, step, e));
     },
 

@@ -81,7 +81,7 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym sandbox gc [--run <id>] [--all] [--dry-run]   remove leftover sandboxes (dead owner, expired, a run's)
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
-  gym setup                  install the Temporal CLI into the project cache`;
+  gym setup [--harnesses L]  install the Temporal CLI (and external agent harnesses) into the project cache`;
 
 export async function main(argv: string[]): Promise<number> {
   const say = (line: string) => process.stdout.write(line + '\n');

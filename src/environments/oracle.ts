@@ -10,6 +10,8 @@ export interface OracleOptions {
   rng: Rng;
   /** The run's settings for the environment (from `name?key=value`); absent means its defaults. */
   settings?: Record<string, unknown>;
+  /** The tools the request offers (Responses shape): what a harness-driving oracle calls. */
+  tools?: readonly unknown[];
 }
 
 /**

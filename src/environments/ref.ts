@@ -2,7 +2,23 @@
 // server, its address — as it travels in run inputs and manifests; resolved to an environment here.
 import { z } from 'zod';
 import { canonicalJson } from '../gateway/canonical';
+import { HarnessName } from '../harnesses/types';
+import { ProviderName } from '../sandboxes/schema';
 import { configuredEnvironmentName, remoteEnvironmentName } from './names';
+
+/**
+ * The external agent harness that plays a sandboxed environment's tasks (`--agent`), in which sandbox
+ * provider, under what deadline and cap on model calls. It travels with the environment so every worker
+ * (and the rollout grain's batch activity) plays the same way without a change to the workflows.
+ */
+export const HarnessRef = z.strictObject({
+  name: HarnessName,
+  sandbox: ProviderName.default('local'),
+  timeout_ms: z.number().int().min(1000).default(600_000),
+  /** The gateway refuses calls beyond this many for one attempt: a harness in a loop is stopped. */
+  max_model_calls: z.number().int().min(1).default(100),
+});
+export type HarnessRef = z.infer<typeof HarnessRef>;
 
 export const EnvRef = z.object({
   /** A registered environment's name, or "remote" for a NeMo Gym resources server. */
@@ -10,6 +26,7 @@ export const EnvRef = z.object({
   /** The environment's settings (NeMo Gym's per-server config keys), validated strictly on resolve. */
   options: z.record(z.string(), z.unknown()).default({}),
   remote: z.object({ url: z.string().url(), tools: z.array(z.string()).default([]) }).optional(),
+  harness: HarnessRef.optional(),
 });
 export type EnvRef = z.infer<typeof EnvRef>;
 export type EnvRefInput = z.input<typeof EnvRef>;

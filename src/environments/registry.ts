@@ -29,6 +29,7 @@ import {
   singleStepToolUseWithArgumentComparison,
 } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
+import { sweRepair } from './swe_repair';
 import { structuredOutputs } from './structured_outputs';
 import { wmtTranslation } from './wmt_translation';
 import { workplaceAssistant } from './workplace_assistant';
@@ -60,6 +61,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   exampleToolCallMultireward,
   singleStepToolUseWithArgumentComparison,
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
+  sweRepair,
 ];
 
 const byName = new Map<string, AnyEnvironment>(ENVIRONMENTS.map((env) => [env.name, env]));

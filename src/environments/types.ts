@@ -1,6 +1,7 @@
 // The Environment interface: what every environment (NeMo Gym's "resources server") provides —
 // a task_data schema, tools, and verify. Environments are written with defineEnvironment (define.ts).
 import type { z } from 'zod';
+import type { Sandbox } from '../sandboxes/provider';
 import type { ConversationItem, ResponseCreateParams, ResponseObject } from '../schemas/responses';
 import type { TaskRow } from '../schemas/task';
 import type { VerifyResult } from '../schemas/verify';
@@ -58,8 +59,23 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   reset?(task: Task): { state: State; items: ConversationItem[] };
   step?(task: Task, state: State, turn: readonly ConversationItem[]): TurnReply<State>;
   seedSession(task: Task): Promise<State> | State;
+  /** Set for environments whose tasks an external harness plays in a sandbox (`--agent <harness>`). */
+  sandboxed?: SandboxedTasks<Task>;
   tools: Record<string, Tool<Task, State, any>>;
   verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
+}
+
+/**
+ * A task as a repository in a sandbox: what the harness starts from and is asked, and how what it left
+ * there is graded (the task's own tests, run in the same sandbox).
+ */
+export interface SandboxedTasks<Task> {
+  /** The repository's folder inside the sandbox (the harness's working directory). */
+  workdir: string;
+  /** The repository's files by path relative to `workdir`. */
+  repository(task: Task): Record<string, string>;
+  prompt(task: Task): string;
+  verify(task: Task, sandbox: Sandbox): Promise<VerifyResult>;
 }
 
 export type AgentKind = 'simple_agent' | 'non_executing_agent' | 'gymnasium_agent';

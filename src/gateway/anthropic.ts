@@ -12,7 +12,8 @@ export const MessagesRequest = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().min(1),
   messages: z
-    .array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(Block)]) }))
+    // Claude Code (2.1) also sends `system` turns mid-conversation (its environment notes).
+    .array(z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(Block)]) }))
     .min(1),
   system: z.union([z.string(), z.array(TextBlock)]).optional(),
   tools: z
@@ -116,7 +117,11 @@ export function messagesToResponses(request: MessagesRequest): ResponseCreatePar
   // hold it, so a conversation from a Messages client matches the task it came from.
   const input: ConversationItem[] = [
     ...(system ? [{ type: 'message' as const, role: 'system' as const, content: system }] : []),
-    ...request.messages.flatMap((m, i) => turnItems(m.role, m.content as string | Record<string, unknown>[], `messages[${i}]`)),
+    ...request.messages.flatMap((m, i) =>
+      m.role === 'system'
+        ? [{ type: 'message' as const, role: 'system' as const, content: typeof m.content === 'string' ? m.content : m.content.map((b) => String(b.text ?? '')).join('\n') }]
+        : turnItems(m.role, m.content as string | Record<string, unknown>[], `messages[${i}]`),
+    ),
   ];
   const tools: FunctionTool[] | undefined = request.tools?.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.input_schema }));
   const choice = request.tool_choice;

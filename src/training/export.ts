@@ -6,6 +6,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { z } from 'zod';
 import { GymError } from '../errors';
+import { getHarness } from '../harnesses/registry';
 import { ModelCallRecord, RolloutRecord } from '../schemas/records';
 import { readAt, scanLines } from '../store/result-lines';
 import { RunStore } from '../store/run-store';
@@ -109,7 +110,19 @@ export interface ExportOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** A run played by an evaluation-only harness (its calls form no token lineage) has no training responses to give. */
+async function refuseEvaluationOnly(runDir: string): Promise<void> {
+  const manifest = await new RunStore(runDir).readJson<{ config?: { env?: { harness?: { name?: unknown } } } }>(path.join(runDir, 'manifest.json'));
+  const name = manifest?.config?.env?.harness?.name;
+  if (typeof name !== 'string') return;
+  const harness = getHarness(name, `${runDir}/manifest.json: config.env.harness.name`);
+  if (!harness.trainable) {
+    throw new GymError('BAD_INPUT', `run ${runDir} was played by harness ${name}, which is evaluation-only: its model calls do not rebuild into training responses with exact token ids; train with pi, opencode, codex, claude-code, kilo or openclaw`);
+  }
+}
+
 export async function exportTraining(runDir: string, opts: ExportOptions): Promise<ExportSummary> {
+  await refuseEvaluationOnly(runDir);
   if (!existsSync(path.join(runDir, 'rollouts.jsonl')) && !existsSync(path.join(runDir, 'failures.jsonl'))) {
     throw new GymError('NOT_FOUND', `${runDir} holds no rollouts.jsonl: not a run folder, or a run that recorded nothing yet`);
   }

@@ -24,8 +24,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-// Judge-graded environments are run end to end with a replayed judge in judge-e2e.test.ts.
-describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n).requiresJudge))('%s in a durable eval', (name) => {
+// Judge-graded environments are run end to end with a replayed judge in judge-e2e.test.ts, sandboxed ones
+// (played by an external harness) in tests/e2e/harnesses-e2e.test.ts.
+describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n).requiresJudge && !getEnvironment(n).sandboxed))('%s in a durable eval', (name) => {
   it('rewards the oracle when right and not when wrong', async () => {
     const inputFile = exampleFile(name);
     const right = await runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy: 1 } }));

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { environmentNames, resolveEnvironment } from '../../environments/registry';
-import { envKey, type EnvRef } from '../../environments/ref';
+import { envKey, HarnessRef, type EnvRef } from '../../environments/ref';
+import { getHarness } from '../../harnesses/registry';
 import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
@@ -39,6 +40,12 @@ ${BACKOFF_USAGE}
   --run-id ID          name of the run (default: the output folder's name and a hash of its path)
   --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
+  --agent HARNESS      play a sandboxed environment's tasks (swe_repair) with an external harness: pi,
+                       opencode, codex, claude-code, kilo, cline, openclaw (gym setup --harnesses installs them);
+                       implies --durability rollout
+  --sandbox P          the harness's sandbox provider (default local)
+  --harness-timeout-ms MS   a harness run's deadline (default 600000)
+  --harness-max-calls N     model calls one harness attempt may make (default 100)
   --detach             start the run and return; workers elsewhere (gym worker start) run it
   --no-worker          follow the run without running a worker in this process
 ${MIN_COVERAGE_USAGE}
@@ -61,6 +68,10 @@ const FLAGS = {
   'remote-url': { type: 'string' },
   'remote-tools': { type: 'string' },
   'env-option': { type: 'string', multiple: true },
+  agent: { type: 'string' },
+  sandbox: { type: 'string' },
+  'harness-timeout-ms': { type: 'string' },
+  'harness-max-calls': { type: 'string' },
   model: { type: 'string' },
   input: { type: 'string', short: 'i' },
   output: { type: 'string', short: 'o' },
@@ -158,10 +169,40 @@ function environmentFlag(values: Values): EnvRef {
       options[pair.slice(0, eq)] = raw;
     }
   }
-  const ref: EnvRef = { name, options };
+  const ref: EnvRef = { name, options, ...harnessFlags(values) };
   // Resolving validates the settings now, before anything starts.
-  resolveEnvironment(ref);
+  const env = resolveEnvironment(ref);
+  if (ref.harness && !env.sandboxed) throw new GymError('BAD_FLAG', `--agent ${ref.harness.name}: environment "${name}" has no sandboxed tasks for a harness to play; use --env swe_repair`);
+  if (!ref.harness && env.sandboxed) throw new GymError('BAD_FLAG', `environment "${name}" is played by an external harness in a sandbox: pass --agent <harness> (pi, opencode, codex, claude-code, kilo, cline or openclaw)`);
   return ref;
+}
+
+function harnessFlags(values: Values): { harness?: HarnessRef } {
+  const name = values.agent as string | undefined;
+  if (name === undefined) {
+    for (const flag of ['sandbox', 'harness-timeout-ms', 'harness-max-calls']) {
+      if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} only goes with --agent <harness>`);
+    }
+    return {};
+  }
+  getHarness(name);
+  const parsed = HarnessRef.safeParse({
+    name,
+    sandbox: values.sandbox,
+    timeout_ms: intFlag(values, 'harness-timeout-ms', { min: 1000 }),
+    max_model_calls: intFlag(values, 'harness-max-calls', { min: 1 }),
+  });
+  if (!parsed.success) throw new GymError('BAD_FLAG', `--sandbox: ${parsed.error.issues[0]!.message}`);
+  return { harness: parsed.data };
+}
+
+/** A harness plays whole rollouts, so a run with one takes the rollout grain; asking for the turn grain is refused. */
+function durabilityOf(values: Values, env: EnvRef): unknown {
+  if (!env.harness) return values.durability ?? 'turn';
+  if (values.durability !== undefined && values.durability !== 'rollout') {
+    throw new GymError('BAD_FLAG', `--durability ${values.durability} cannot play --agent ${env.harness.name}: an external harness runs whole rollouts, in the rollout grain (drop --durability or pass --durability rollout)`);
+  }
+  return 'rollout';
 }
 
 const warnOnStderr = (message: string) => process.stderr.write(`gym: warning: ${message}\n`);
@@ -188,7 +229,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     shards: intFlag(values, 'shards', { min: 1, max: MAX_SHARDS, fallback: defaultShards(concurrency) }),
     taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
-    durability: values.durability ?? 'turn',
+    durability: durabilityOf(values, env),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }), byClass: backoffFlag(values) },
     countAsZero: failureClassesFlag(values, 'count-as-zero'),
     exporters: exportersFromFlags(values, warn),

@@ -2,6 +2,8 @@
 // and the worker process.
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
+import { installHarness } from '../../harnesses/install';
+import { getHarness, harnessNames } from '../../harnesses/registry';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { isListening, readServerInfo, startDevServer, stopDevServer } from '../../temporal/dev-server';
 import { temporalSettingsFromEnv } from '../../temporal/connection';
@@ -11,10 +13,18 @@ import { openSession, startWorker } from '../session';
 
 const SERVER_USAGE = 'usage: gym server start [--port P] [--ui-port U] [--headless] | gym server stop | gym server status';
 
+const SETUP_USAGE = `usage: gym setup [--harnesses all|NAME,NAME…]
+  installs the Temporal CLI into the project cache; --harnesses also installs external agent harnesses
+  from npm at their pinned versions into .gymflow/harnesses (${harnessNames().join(', ')})`;
+
 export async function setup(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
-  const { values } = parseFlags(argv, {}, 'usage: gym setup');
-  if (values.help) return say('usage: gym setup   (installs the Temporal CLI into the project cache)');
+  const { values } = parseFlags(argv, { harnesses: { type: 'string' } }, SETUP_USAGE);
+  if (values.help) return say(SETUP_USAGE);
   say(`Temporal CLI: ${await ensureTemporalCli(say)}`);
+  const wanted = values.harnesses as string | undefined;
+  if (wanted === undefined) return;
+  const names = wanted === 'all' ? harnessNames() : wanted.split(',').map((n) => n.trim()).filter(Boolean);
+  for (const name of names) await installHarness(getHarness(name, '--harnesses'), say);
 }
 
 export async function server(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {

@@ -13,13 +13,15 @@ import type { MockModelSpec } from '../../spec';
 import { turnTokens } from '../../tokens';
 import type { ResponsesRequest } from '../../wire';
 import type { Backend, CallContext } from '../backend';
-import { FileCache, InputIndex, parseJsonl, type PrefixMatch } from './inputs';
+import { FileCache, InputIndex, parseJsonl, PromptIndex, type PrefixMatch } from './inputs';
 import { oracleFor } from './oracles';
 import { RecordedRollout, replayTurn } from './replay';
 
 /** Task and recording indexes, shared by every mock model of one gateway. */
 export interface MockFiles {
   tasks: FileCache<InputIndex<TaskRow>>;
+  /** The same task files by prompt, for harness-played environments. */
+  prompts: FileCache<PromptIndex<TaskRow>>;
   recordings: FileCache<InputIndex<RecordedRollout>>;
 }
 
@@ -27,6 +29,9 @@ export function mockFiles(): MockFiles {
   return {
     tasks: new FileCache((text, path) =>
       new InputIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row }))),
+    ),
+    prompts: new FileCache((text, path) =>
+      new PromptIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row }))),
     ),
     recordings: new FileCache((text, path) =>
       new InputIndex(parseJsonl(text, path, RecordedRollout).map((row) => ({ input: row.responses_create_params.input, row }))),
@@ -71,7 +76,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     return best;
   }
 
-  function oracleTurn(task: PrefixMatch<TaskRow> | undefined, items: ConversationItem[], correct: boolean, seed: string, ctx: CallContext): ConversationItem[] {
+  function oracleTurn(task: PrefixMatch<TaskRow> | undefined, request: ResponsesRequest, items: ConversationItem[], correct: boolean, seed: string, ctx: CallContext): ConversationItem[] {
     const skip = (reason: string) => {
       ctx.log.warn({ env: spec.env }, `mock: ${reason}; answering with a plain message`);
       return [];
@@ -80,14 +85,16 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     if (!oracle) return skip('the environment has no oracle');
     const parsed = env.taskSchema.safeParse(task.rows[0]);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
-    return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings });
+    return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings, tools: request.tools ?? [] });
   }
 
   async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {
     const items = inputItems(request.input);
     const keys = new CanonicalPrefix(items);
     const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
-    const task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
+    let task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
+    // A harness's conversation starts with its own system prompt, so its task is found by prompt instead.
+    if (!task && spec.tasks_file && env.sandboxed) task = (await files.prompts.get(spec.tasks_file)).match(items);
     const match = recording ?? task;
     if (!match) {
       ctx.log.warn({ env: spec.env, tasks_file: spec.tasks_file, replay_files: spec.replay_files }, 'mock: no task matches the request input; answering with a plain message');
@@ -109,7 +116,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
       if (output.length > 0) return { output, seed, source: 'replay' };
       ctx.log.warn({ env: spec.env }, 'mock: the recorded rollout has no turn left');
     }
-    const output = oracleTurn(task, items, correct, seed, ctx);
+    const output = oracleTurn(task, request, items, correct, seed, ctx);
     if (output.length > 0) return { output, seed, source: 'oracle' };
     return { output: [plainMessage(`The mock model has no move for this ${spec.env} conversation.`)], seed, source: 'fallback' };
   }

@@ -47,6 +47,50 @@ export class InputIndex<Row> {
   }
 }
 
+/** The text of a conversation item's content, its parts joined. */
+function itemText(item: unknown): string {
+  const content = (item as { content?: unknown }).content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).join('');
+}
+
+function userPrompt(input: ResponseCreateParams['input']): string {
+  if (typeof input === 'string') return input;
+  const last = [...input].reverse().find((item) => (item as { role?: string }).role === 'user');
+  return last ? itemText(last) : '';
+}
+
+/**
+ * Rows keyed by their prompt (the last user message of their input), found in a request whose user
+ * message contains it: an external harness sends its own system prompt and wraps the task's prompt in context.
+ */
+export class PromptIndex<Row> {
+  private readonly byPrompt = new Map<string, Row[]>();
+
+  constructor(entries: Iterable<{ input: ResponseCreateParams['input']; row: Row }>) {
+    for (const { input, row } of entries) {
+      const prompt = userPrompt(input).trim();
+      if (!prompt) continue;
+      const rows = this.byPrompt.get(prompt);
+      if (rows) rows.push(row);
+      else this.byPrompt.set(prompt, [row]);
+    }
+  }
+
+  /** The latest user message holding a known prompt; `length` counts the items up to it. */
+  match(items: readonly unknown[]): PrefixMatch<Row> | undefined {
+    for (let i = items.length - 1; i >= 0; i--) {
+      if ((items[i] as { role?: string }).role !== 'user') continue;
+      const text = itemText(items[i]);
+      for (const [prompt, rows] of this.byPrompt) {
+        if (text.includes(prompt)) return { rows, inputKey: JSON.stringify(prompt), length: i + 1 };
+      }
+    }
+    return undefined;
+  }
+}
+
 /** Parses a JSONL file's rows with `schema`, naming file and line on the first bad one. */
 export function parseJsonl<T extends z.ZodType>(text: string, path: string, schema: T): z.infer<T>[] {
   const rows: z.infer<T>[] = [];

@@ -25,6 +25,7 @@ import { socialBiasOracle } from '../../../environments/social_bias/oracle';
 import { spartqaOracle } from '../../../environments/spartqa/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
 import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
+import { sweRepairOracle } from '../../../environments/swe_repair/oracle';
 import { wmtTranslationOracle } from '../../../environments/wmt_translation/oracle';
 import { workplaceAssistantOracle } from '../../../environments/workplace_assistant/oracle';
 
@@ -54,6 +55,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   spartqa: spartqaOracle,
   string_match: stringMatchOracle,
   structured_outputs: structuredOutputsOracle,
+  swe_repair: sweRepairOracle,
   wmt_translation: wmtTranslationOracle,
   workplace_assistant: workplaceAssistantOracle,
 };

@@ -1,0 +1,113 @@
+// A rollout played by an external agent harness (the rollout grain's batch activity runs it): the
+// attempt registered with the gateway, the harness run in its sandbox, its partial trace kept, and the
+// record written once from the tests' verdict and the calls the gateway logged.
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveEnvironment } from '../src/environments/registry';
+import { GymError } from '../src/errors';
+import { getHarness } from '../src/harnesses/registry';
+import { harnessFailure, runHarnessRollout, type HarnessRun } from '../src/harnesses/run';
+import { attemptCalls, trajectoryOf, type Trajectory } from '../src/harnesses/trajectory';
+import type { Gateway } from '../src/gateway/server';
+import { sandboxProvider } from '../src/sandboxes/registry';
+import type { RolloutRecord } from '../src/schemas/records';
+import type { ResponseObject } from '../src/schemas/responses';
+import { rolloutId } from '../src/schemas/task';
+import { RunStore } from '../src/store/run-store';
+import type { RolloutKey, RolloutSpec } from './rollout-steps';
+
+/** Where each attempt's harness trace goes (kept for a timed-out or failed one too): `harness/<attempt id>.json`. */
+export const HARNESS_DIR = 'harness';
+
+function episodeResponse(id: string, trajectory: Trajectory): ResponseObject {
+  const last = trajectory.turns.at(-1)?.response as { id?: unknown; model?: unknown } | undefined;
+  return {
+    id: typeof last?.id === 'string' ? last.id : `resp_${id}`,
+    object: 'response',
+    model: typeof last?.model === 'string' ? last.model : null,
+    status: 'completed',
+    output: trajectory.output,
+    usage: { input_tokens: trajectory.inputTokens, output_tokens: trajectory.outputTokens, total_tokens: trajectory.inputTokens + trajectory.outputTokens },
+  };
+}
+
+async function keepTrace(runDir: string, attemptId: string, trace: Record<string, unknown>): Promise<void> {
+  await mkdir(path.join(runDir, HARNESS_DIR), { recursive: true });
+  await writeFile(path.join(runDir, HARNESS_DIR, `${attemptId}.json`), JSON.stringify(trace, null, 2) + '\n');
+}
+
+export function createHarnessRollout(deps: { gateway: Gateway }) {
+  /** Every try of a rollout gets its own URL id, so each try's calls stay apart in the log. */
+  const tries = new Map<string, number>();
+
+  return async function playHarnessRollout(spec: RolloutSpec, key: RolloutKey, attempt: number, signal?: AbortSignal): Promise<{ reward: number }> {
+    const ref = spec.env.harness;
+    if (!ref) throw new GymError('INTERNAL', 'playHarnessRollout called for a run without a harness');
+    const store = new RunStore(spec.runDir);
+    const id = rolloutId(key);
+    const recorded = await store.findRollout(id);
+    if (recorded) return { reward: recorded.reward };
+    const env = resolveEnvironment(spec.env);
+    const row = await store.readTask(key.taskIndex);
+    const parsed = env.taskSchema.safeParse(row);
+    if (!parsed.success) throw new GymError('BAD_TASK', `task ${key.taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
+    const harness = getHarness(ref.name);
+    const provider = await sandboxProvider(ref.sandbox);
+    const tryIndex = (tries.get(`${spec.runDir}|${id}`) ?? 0) + 1;
+    tries.set(`${spec.runDir}|${id}`, tryIndex);
+    const model = deps.gateway.register(spec.model);
+    const scope = deps.gateway.registerRollout({ id: `${id}.a${attempt}.t${tryIndex}`, rollout_id: id, attempt, run_dir: spec.runDir, model, max_model_calls: ref.max_model_calls });
+    const started = performance.now();
+    let run: HarnessRun | undefined;
+    try {
+      run = await runHarnessRollout({
+        harness,
+        provider,
+        env,
+        task: parsed.data,
+        labels: { run: path.basename(spec.runDir), rollout: id, attempt, user: os.userInfo().username },
+        baseUrl: scope.baseUrl,
+        apiKey: deps.gateway.token,
+        model,
+        timeoutMs: ref.timeout_ms,
+        signal,
+      });
+    } finally {
+      deps.gateway.unregisterRollout(scope.id);
+    }
+    const calls = await attemptCalls(spec.runDir, scope.id);
+    const { verify, ...trace } = run;
+    await keepTrace(spec.runDir, scope.id, { harness: harness.name, package: harness.install.package, ...trace, model_call_ids: calls.map((c) => c.call_id) });
+    const failure = harnessFailure(harness, run, calls, ref.timeout_ms);
+    if (failure) throw failure;
+    const trajectory = trajectoryOf(calls);
+    const totalMs = performance.now() - started;
+    const record: RolloutRecord = {
+      ...row,
+      responses_create_params: row.responses_create_params,
+      ...verify!,
+      response: episodeResponse(id, trajectory),
+      _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
+      _ng_rollout_index: key.rolloutIndex,
+      _gf_model_call_ids: calls.map((c) => c.call_id),
+      _gf_diagnostics: {
+        input_tokens: trajectory.inputTokens,
+        output_tokens: trajectory.outputTokens,
+        reasoning_tokens: 0,
+        turns: trajectory.turns.length,
+        tool_calls: run.report.toolCalls.length,
+        failed_tool_calls: 0,
+        latency_ms: { model: trajectory.modelMs, tool: Math.max(0, run.durationMs - trajectory.modelMs), verify: Math.max(0, totalMs - run.durationMs), sandbox: run.durationMs, queueing: 0, total: totalMs },
+        attempts: tryIndex,
+      },
+      _gf_harness: { name: harness.name, version: harness.install.package.version, exit_code: run.exitCode, duration_ms: Math.round(run.durationMs), final_text: run.report.finalText, tool_calls: run.report.toolCalls },
+      ...(key.attemptIndex ? { _ng_attempt_index: key.attemptIndex } : {}),
+      _ng_rollout_id: id,
+    };
+    await store.appendRollout(record);
+    return { reward: verify!.reward };
+  };
+}
+
+export type HarnessRollout = ReturnType<typeof createHarnessRollout>;

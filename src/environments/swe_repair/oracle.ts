@@ -1,0 +1,100 @@
+// The mock policy's player for swe_repair: it drives whichever harness asked, through that harness's own
+// tools (picked from the request's tool list by their schemas), to write the task's reference fix, then finishes.
+import type { ConversationItem, FunctionCallItem } from '../../schemas/responses';
+import { assistantMessage } from '../example_single_tool_call';
+import type { Oracle } from '../oracle';
+import { WORKDIR, type SweRepairTask } from '.';
+
+interface ToolSchema {
+  name: string;
+  properties: Record<string, { type?: unknown; minLength?: number }>;
+  required: string[];
+}
+
+/** Function tools as the gateway hands them to backends (Responses shape); hosted and namespace tools are not callable here. */
+function toolSchemas(tools: readonly unknown[]): ToolSchema[] {
+  const schemas: ToolSchema[] = [];
+  for (const tool of tools) {
+    const t = tool as { type?: string; name?: string; parameters?: { properties?: Record<string, any>; required?: string[] } | null };
+    if (t?.type !== 'function' || !t.name) continue;
+    schemas.push({ name: t.name, properties: t.parameters?.properties ?? {}, required: t.parameters?.required ?? [] });
+  }
+  return schemas;
+}
+
+const SHELL_KEYS = ['command', 'cmd', 'commands'];
+const PATH_KEYS = ['path', 'filePath', 'file_path'];
+const FINISH_TOOLS = ['submit_and_exit', 'attempt_completion'];
+
+/** A tool that runs one shell line: its only required key is the command (a string, or cline's list of them). */
+function shellTool(tools: ToolSchema[]): { name: string; key: string; list: boolean } | undefined {
+  for (const tool of tools) {
+    const key = tool.required.length === 1 ? tool.required[0]! : undefined;
+    if (key && SHELL_KEYS.includes(key)) return { name: tool.name, key, list: tool.properties[key]?.type === 'array' };
+  }
+  return undefined;
+}
+
+/** A tool that writes a whole file: a path key and a content key, nothing else required. */
+function writeTool(tools: ToolSchema[]): { name: string; pathKey: string } | undefined {
+  for (const tool of tools) {
+    const pathKey = PATH_KEYS.find((k) => k in tool.properties);
+    if (pathKey && 'content' in tool.properties && tool.required.every((k) => k === pathKey || k === 'content')) return { name: tool.name, pathKey };
+  }
+  return undefined;
+}
+
+/** One shell line writing every file (base64, so no content needs quoting). */
+function writeAllCommand(files: Record<string, string>): string {
+  return Object.entries(files)
+    .map(([file, content]) => {
+      const target = `${WORKDIR}/${file}`;
+      const dir = target.slice(0, target.lastIndexOf('/'));
+      return `mkdir -p '${dir}' && printf '%s' '${Buffer.from(content).toString('base64')}' | base64 -d > '${target}'`;
+    })
+    .join(' && ');
+}
+
+/** Arguments for a finishing tool, filled from its schema (cline's summary needs ten characters). */
+function finishArguments(tool: ToolSchema): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const key of tool.required) {
+    const type = tool.properties[key]?.type;
+    args[key] = type === 'boolean' ? true : type === 'number' || type === 'integer' ? 0 : 'Applied the fix; the failing test passes now.';
+  }
+  return args;
+}
+
+function call(name: string, args: Record<string, unknown>, index: number): FunctionCallItem {
+  return { type: 'function_call', call_id: `call_swe_${index}`, name, arguments: JSON.stringify(args), status: 'completed' };
+}
+
+/**
+ * Stateless, like the recipes' mock: the history says what is done. Wrong play (accuracy < 1) finishes
+ * at once without touching the repository, so the hidden tests fail.
+ */
+export const sweRepairOracle: Oracle<SweRepairTask> = (task, history, { correct, tools = [] }) => {
+  const schemas = toolSchemas(tools);
+  const made = history.filter((i): i is FunctionCallItem & ConversationItem => i.type === 'function_call');
+  const done = (name: string) => made.some((c) => c.name === name);
+  const files = Object.entries(task.fix);
+  if (correct && schemas.length > 0) {
+    const shell = shellTool(schemas);
+    const writer = writeTool(schemas);
+    // A shell writes everything in one call, and no harness asks for a file to be read before a shell overwrites it.
+    if (shell && !done(shell.name)) {
+      const line = writeAllCommand(task.fix);
+      return [call(shell.name, { [shell.key]: shell.list ? [line] : line }, made.length)];
+    }
+    if (!shell && writer) {
+      const written = made.filter((c) => c.name === writer.name).length;
+      if (written < files.length) {
+        const [file, content] = files[written]!;
+        return [call(writer.name, { [writer.pathKey]: `${WORKDIR}/${file}`, content }, made.length)];
+      }
+    }
+  }
+  const finish = schemas.find((t) => FINISH_TOOLS.includes(t.name));
+  if (finish && !done(finish.name)) return [call(finish.name, finishArguments(finish), made.length)];
+  return [assistantMessage('done')];
+};

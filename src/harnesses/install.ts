@@ -1,0 +1,95 @@
+// Installs a harness's CLI from the npm registry at its pinned version into the project cache
+// (.gymflow/harnesses/<package>@<version>/), once: a finished install is marked and reused as it is.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { GymError } from '../errors';
+import { PACKAGE_ROOT } from '../util/paths';
+import type { HarnessAdapter, PinnedPackage } from './types';
+
+/** Written last, so a folder without it is an install that was cut off and is done again. */
+const COMPLETE = '.gymflow-complete';
+
+export function harnessRoot(): string {
+  return path.resolve(process.env.GYMFLOW_HARNESS_DIR ?? path.join(PACKAGE_ROOT, '.gymflow', 'harnesses'));
+}
+
+export function packageDir(pkg: PinnedPackage): string {
+  return path.join(harnessRoot(), `${pkg.name}@${pkg.version}`);
+}
+
+/** Where an installed harness is on the host: its command, and the folders its processes need on PATH. */
+export interface InstalledHarness {
+  /** The install folders (to show read-only inside a sandbox). */
+  dirs: string[];
+  command: string;
+  /** Prepended to PATH: the harness's own bin folder, and its Node when it brings one. */
+  path: string[];
+}
+
+function nodeBin(node: PinnedPackage): string {
+  return path.join(packageDir(node), 'node_modules', node.name, 'bin');
+}
+
+export function installed(adapter: HarnessAdapter): InstalledHarness | undefined {
+  const { install } = adapter;
+  const dirs = [packageDir(install.package), ...(install.node ? [packageDir(install.node)] : [])];
+  if (!dirs.every((dir) => existsSync(path.join(dir, COMPLETE)))) return undefined;
+  const bin = path.join(dirs[0]!, 'node_modules', '.bin');
+  return { dirs, command: path.join(bin, install.bin), path: [...(install.node ? [nodeBin(install.node)] : []), bin] };
+}
+
+/** The installed harness, or SETUP_FAILED saying how to install it. */
+export function requireInstalled(adapter: HarnessAdapter): InstalledHarness {
+  const found = installed(adapter);
+  if (found) return found;
+  throw new GymError('SETUP_FAILED', `harness ${adapter.name} (${adapter.install.package.name}@${adapter.install.package.version}) is not installed in ${harnessRoot()}: run \`gym setup --harnesses ${adapter.name}\``);
+}
+
+function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[]): Promise<void> {
+  const env = { ...process.env, PATH: [...pathPrefix, process.env.PATH ?? ''].join(path.delimiter) };
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${pkg.name}@${pkg.version}`], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.on('error', (e) => reject(new GymError('SETUP_FAILED', `npm could not be started to install ${pkg.name}@${pkg.version}: ${e.message}`)));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new GymError('SETUP_FAILED', `npm install ${pkg.name}@${pkg.version} failed (exit ${code}):\n${stderr.trim()}`)),
+    );
+  });
+}
+
+/** Installs one package into its cache folder unless a complete install is there; true when it installed. */
+async function ensurePackage(pkg: PinnedPackage, pathPrefix: string[]): Promise<boolean> {
+  const dir = packageDir(pkg);
+  if (existsSync(path.join(dir, COMPLETE))) return false;
+  // Installed beside its final place and moved there whole, so a cut-off install is never taken for one.
+  const staging = `${dir}.partial-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  try {
+    await npmInstall(pkg, staging, pathPrefix);
+    await writeFile(path.join(staging, COMPLETE), `${new Date().toISOString()}\n`);
+    await rm(dir, { recursive: true, force: true });
+    await rename(staging, dir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return true;
+}
+
+export async function installHarness(adapter: HarnessAdapter, say: (line: string) => void = () => {}): Promise<InstalledHarness> {
+  const { install } = adapter;
+  const started = performance.now();
+  let did = false;
+  if (install.node) did = (await ensurePackage(install.node, [])) || did;
+  did = (await ensurePackage(install.package, install.node ? [nodeBin(install.node)] : [])) || did;
+  const found = requireInstalled(adapter);
+  if (!existsSync(found.command)) throw new GymError('SETUP_FAILED', `${install.package.name}@${install.package.version} installed without its command ${found.command}`);
+  say(`${adapter.name}: ${install.package.name}@${install.package.version} ${did ? `installed in ${((performance.now() - started) / 1000).toFixed(1)} s` : 'already installed'} (${found.dirs[0]})`);
+  return found;
+}

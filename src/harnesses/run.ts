@@ -1,0 +1,128 @@
+// One harness rollout in a sandbox: provision it (the repository uploaded, the harness's install shown
+// read-only, only the gateway reachable), run the CLI headless under a deadline, grade with the task's
+// tests in the same sandbox, and destroy the sandbox whatever happened.
+import { GymError } from '../errors';
+import type { AnyEnvironment, SandboxedTasks } from '../environments/types';
+import type { Sandbox, SandboxProvider } from '../sandboxes/provider';
+import type { SandboxLabels } from '../sandboxes/schema';
+import type { ModelCallRecord } from '../schemas/records';
+import type { VerifyResult } from '../schemas/verify';
+import { requireInstalled } from './install';
+import { KEY_IN_FILE, type HarnessAdapter, type HarnessReport } from './types';
+
+/** The run's own HOME inside the sandbox (the sandbox's private /tmp): state, sqlite and caches go there. */
+export const HARNESS_HOME = '/tmp/gymflow-home';
+const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** Extra life the sandbox gets past the harness's deadline, for uploading and the tests. */
+const SANDBOX_MARGIN_MS = 120_000;
+
+export interface HarnessRolloutInput {
+  harness: HarnessAdapter;
+  provider: SandboxProvider;
+  env: AnyEnvironment;
+  task: any;
+  labels: SandboxLabels;
+  /** The rollout-scoped gateway URL (`…/r/<attempt id>/v1`). */
+  baseUrl: string;
+  /** The gateway's token: set only in the harness process's environment (or a file inside the sandbox for cline). */
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Hears the sandbox's id once it exists (so a caller can name it in a heartbeat or reap it). */
+  onSandbox?(id: string): void;
+}
+
+export interface HarnessRun {
+  sandboxId: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  stdoutTail: string;
+  stderrTail: string;
+  report: HarnessReport;
+  /** Present when the harness finished cleanly and the tests were run. */
+  verify?: VerifyResult;
+}
+
+function sandboxedOf(env: AnyEnvironment): SandboxedTasks<any> {
+  if (!env.sandboxed) throw new GymError('BAD_INPUT', `environment ${env.name} has no sandboxed tasks, so no harness can play it; use an environment such as swe_repair`);
+  return env.sandboxed;
+}
+
+function endpointOf(baseUrl: string): { host: string; port: number } {
+  const url = new URL(baseUrl);
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+}
+
+const parentOf = (file: string) => file.slice(0, file.lastIndexOf('/')) || '/';
+
+async function writeFiles(sandbox: Sandbox, files: { path: string; content: string }[], signal?: AbortSignal): Promise<void> {
+  const dirs = [...new Set(files.map((f) => parentOf(f.path)))];
+  if (dirs.length) {
+    const made = await sandbox.exec({ command: ['mkdir', '-p', ...dirs], timeoutMs: 30_000 }, { signal });
+    if (made.exitCode !== 0) throw new GymError('ENV_ERROR', `cannot create ${dirs.join(', ')} in sandbox ${sandbox.id}: ${made.stderr.trim()}`);
+  }
+  for (const file of files) await sandbox.writeFile(file.path, file.content);
+}
+
+export async function runHarnessRollout(input: HarnessRolloutInput): Promise<HarnessRun> {
+  const { harness, task } = input;
+  const tasks = sandboxedOf(input.env);
+  const install = requireInstalled(harness);
+  const workdir = tasks.workdir;
+  const invocation = harness.invocation({ workspace: workdir, home: HARNESS_HOME, prompt: tasks.prompt(task), baseUrl: input.baseUrl, model: input.model, timeoutMs: input.timeoutMs });
+  const sandbox = await input.provider.create({
+    workdir,
+    network: { mode: 'allow', endpoints: [endpointOf(input.baseUrl)] },
+    mounts: install.dirs.map((dir) => ({ hostPath: dir, path: dir, writable: false })),
+    resources: { lifetimeMs: input.timeoutMs + SANDBOX_MARGIN_MS },
+    labels: input.labels,
+  });
+  input.onSandbox?.(sandbox.id);
+  try {
+    const repository = Object.entries(tasks.repository(task)).map(([file, content]) => ({ path: `${workdir}/${file}`, content }));
+    await writeFiles(sandbox, repository, input.signal);
+    // A file that must hold the key gets it only here, inside the sandbox; the invocation itself never does.
+    await writeFiles(sandbox, invocation.files.map((f) => ({ path: f.path, content: f.content.split(KEY_IN_FILE).join(input.apiKey) })), input.signal);
+    const result = await sandbox.exec(
+      {
+        command: [install.command, ...invocation.args],
+        cwd: workdir,
+        env: { ...invocation.env, HOME: HARNESS_HOME, PATH: [...install.path, SYSTEM_PATH].join(':'), [invocation.keyEnv]: input.apiKey },
+        timeoutMs: input.timeoutMs,
+      },
+      { signal: input.signal },
+    );
+    const run: HarnessRun = {
+      sandboxId: sandbox.id,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+      stdoutTail: result.stdout.slice(-8000),
+      stderrTail: result.stderr.slice(-8000),
+      report: harness.report(result.stdout),
+    };
+    if (result.exitCode === 0 && !result.timedOut) run.verify = await tasks.verify(task, sandbox);
+    return run;
+  } finally {
+    await sandbox.destroy();
+  }
+}
+
+/**
+ * Why a harness run that did not finish cleanly failed, as a rollout failure (never a zero reward): past
+ * its deadline, stopped by the gateway's caps, a model call that failed, or the harness itself.
+ */
+export function harnessFailure(harness: HarnessAdapter, run: HarnessRun, calls: readonly ModelCallRecord[], timeoutMs: number): GymError | undefined {
+  if (run.timedOut) return new GymError('TIMEOUT', `harness ${harness.name} ran past its ${timeoutMs} ms deadline and was killed (its ${calls.length} model calls are kept in model_calls/)`);
+  if (run.exitCode === 0) return undefined;
+  const failed = [...calls].reverse().find((c) => c.error);
+  if (failed?.error?.code === 'rollout_cap_exceeded') return new GymError('CAP_EXCEEDED', `harness ${harness.name} was stopped by the rollout's cap: ${failed.error.message}`);
+  const how = run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with status ${run.exitCode}`;
+  if (failed) return new GymError('MODEL_ERROR', `harness ${harness.name} ${how} after a failed model call (${failed.error!.code}: ${failed.error!.message})`);
+  const tail = run.stderrTail.trim().split('\n').slice(-5).join('\n');
+  return new GymError('ENV_ERROR', `harness ${harness.name} ${how}${tail ? `:\n${tail}` : ''}`);
+}
