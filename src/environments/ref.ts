@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../gateway/canonical';
 import { HarnessName } from '../harnesses/types';
 import { ProviderName } from '../sandboxes/schema';
-import { configuredEnvironmentName, remoteEnvironmentName } from './names';
+import { configuredEnvironmentName, RemoteTimeouts, remoteEnvironmentName } from './names';
 
 /**
  * The external agent harness that plays a sandboxed environment's tasks (`--agent`), in which sandbox
@@ -25,7 +25,7 @@ export const EnvRef = z.object({
   name: z.string().min(1),
   /** The environment's settings (NeMo Gym's per-server config keys), validated strictly on resolve. */
   options: z.record(z.string(), z.unknown()).default({}),
-  remote: z.object({ url: z.string().url(), tools: z.array(z.string()).default([]) }).optional(),
+  remote: z.object({ url: z.string().url(), tools: z.array(z.string()).default([]), timeouts: RemoteTimeouts.partial().optional() }).optional(),
   harness: HarnessRef.optional(),
 });
 export type EnvRef = z.infer<typeof EnvRef>;
@@ -35,7 +35,7 @@ export type EnvRefInput = z.input<typeof EnvRef>;
 export function envKey(ref: EnvRefInput): string {
   if (ref.name === 'remote') {
     if (!ref.remote) throw new Error('a remote environment reference needs remote.url');
-    return remoteEnvironmentName(ref.remote.url, ref.remote.tools ?? []);
+    return remoteEnvironmentName(ref.remote.url, ref.remote.tools ?? [], ref.remote.timeouts);
   }
   return configuredEnvironmentName(ref.name, ref.options ?? {});
 }

@@ -2,7 +2,7 @@
 import { GymError } from '../errors';
 import type { AnyEnvironment } from './types';
 import { envKey, type EnvRefInput } from './ref';
-import { parseConfiguredName, REMOTE_PREFIX } from './names';
+import { parseConfiguredName, parseRemoteName, REMOTE_PREFIX } from './names';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
 import { aviaryGsm8k } from './aviary_gsm8k';
@@ -71,10 +71,7 @@ export function environmentNames(): string[] {
 }
 
 function remoteEnvironment(name: string): AnyEnvironment {
-  const url = new URL(name.slice(REMOTE_PREFIX.length));
-  const tools = url.searchParams.get('tools')?.split(',').filter(Boolean) ?? [];
-  url.search = '';
-  const env = createRemoteEnvironment({ name, baseUrl: url.href, tools });
+  const env = createRemoteEnvironment({ name, ...parseRemoteName(name) });
   byName.set(name, env);
   return env;
 }

@@ -70,6 +70,13 @@ function withoutEndpoint(spec: ModelSpec | undefined): unknown {
   return rest;
 }
 
+/** How long calls to a remote environment server may take: may change between a run and its resume. */
+function withoutRemoteBounds(env: RunConfig['env']): RunConfig['env'] {
+  if (!env.remote?.timeouts) return env;
+  const { timeouts: _timeouts, ...remote } = env.remote;
+  return { ...env, remote };
+}
+
 const hash16 = (material: unknown) => createHash('sha256').update(JSON.stringify(material)).digest('hex').slice(0, 16);
 
 /**
@@ -77,8 +84,8 @@ const hash16 = (material: unknown) => createHash('sha256').update(JSON.stringify
  * the data. Concurrency, shards, task queue, retries and endpoints may change.
  */
 export function runIdentity(config: RunConfig, datasetHash: string): string {
-  const { env, model, judgeModel, numRepeats, limit, maxSteps } = config;
-  return hash16({ env, model: withoutEndpoint(model), judgeModel: withoutEndpoint(judgeModel), numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
+  const { model, judgeModel, numRepeats, limit, maxSteps } = config;
+  return hash16({ env: withoutRemoteBounds(config.env), model: withoutEndpoint(model), judgeModel: withoutEndpoint(judgeModel), numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
 }
 
 /** The identity as manifests written before endpoints were excluded hold it (the whole model spec). */

@@ -3,9 +3,10 @@
 // dead and a silent endpoint, `gym gateway serve` restarted mid-run, the environment server killed or
 // never started. Each run must end, with every task × repeat exactly once and no failure scored 0.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { remoteEnvironmentName } from '../../src/environments/names';
+import { remoteEnvironmentName, type RemoteTimeoutsInput } from '../../src/environments/names';
 import { modelName, parseModelSpec, type ModelSpecInput } from '../../src/gateway/spec';
 import { hash32 } from '../../src/util/rng';
 import type { RunConfig } from '../../src/runs/manifest';
@@ -154,8 +155,8 @@ describe('gym gateway serve as the model endpoint, restarted mid-run', () => {
 
 describe('the environment server (gym env serve, driven with --env remote) down', () => {
   const TOOLS = ['get_synonym_value', 'extract_synonym_values'];
-  const remoteRun = (runDir: string, url: string) => {
-    const envName = remoteEnvironmentName(url, TOOLS);
+  const remoteRun = (runDir: string, url: string, timeouts: RemoteTimeoutsInput = {}) => {
+    const envName = remoteEnvironmentName(url, TOOLS, timeouts);
     const fixtures = path.join(FIXTURES, 'example_multi_step');
     return runConfig({
       runDir,
@@ -177,6 +178,29 @@ describe('the environment server (gym env serve, driven with --env remote) down'
       expect(failures).toHaveLength(20);
     } finally {
       releasePort(port);
+    }
+  });
+
+  it('accepting every call and never answering: every rollout goes to the sidecar as timeout, naming the bound', async () => {
+    // A server that takes each connection and its request, then stays silent: only the bounds end the calls.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => {
+      held.push(socket);
+      socket.on('error', () => {});
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const runDir = await tempDir('gymflow-fault-env-silent-');
+      await bounded('the run against a silent environment server', HANG_MS, runInProcess(server, remoteRun(runDir, url, { first_byte_ms: 1_000, total_ms: 3_000 })));
+      const { failures } = await expectFaultInvariants(runDir, { tasks: 5, repeats: 4, sidecarClasses: ['timeout'] });
+      expect(failures).toHaveLength(20);
+      for (const failure of failures) expect(failure.message).toMatch(/gave no answer within first_byte_ms \(1000 ms\)/);
+      expect(held.length).toBeGreaterThanOrEqual(20);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 

@@ -40,6 +40,9 @@ ${BACKOFF_USAGE}
   --run-id ID          name of the run (default: the output folder's name and a hash of its path)
   --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
+                       --remote-connect-timeout-ms MS (default 10000) --remote-first-byte-timeout-ms MS
+                       (default 300000) --remote-total-timeout-ms MS (default 900000) bound each call to it;
+                       a call past one fails as "timeout"
   --agent HARNESS      play a sandboxed environment's tasks (swe_repair) with an external harness: pi,
                        opencode, codex, claude-code, kilo, cline, openclaw (gym setup --harnesses installs them);
                        implies --durability rollout
@@ -67,6 +70,9 @@ const FLAGS = {
   env: { type: 'string' },
   'remote-url': { type: 'string' },
   'remote-tools': { type: 'string' },
+  'remote-connect-timeout-ms': { type: 'string' },
+  'remote-first-byte-timeout-ms': { type: 'string' },
+  'remote-total-timeout-ms': { type: 'string' },
   'env-option': { type: 'string', multiple: true },
   agent: { type: 'string' },
   sandbox: { type: 'string' },
@@ -143,6 +149,18 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
   throw new GymError('BAD_FLAG', `--${prefix}model must be mock, openai, vllm or anthropic, got "${backend}"`);
 }
 
+const REMOTE_TIMEOUT_FLAGS = [
+  ['connect_ms', 'remote-connect-timeout-ms'],
+  ['first_byte_ms', 'remote-first-byte-timeout-ms'],
+  ['total_ms', 'remote-total-timeout-ms'],
+] as const;
+
+/** The bounds on calls to a remote environment server that the user set; undefined when none is. */
+function remoteTimeoutFlags(values: Values): Partial<Record<(typeof REMOTE_TIMEOUT_FLAGS)[number][0], number>> | undefined {
+  const set = REMOTE_TIMEOUT_FLAGS.filter(([, flag]) => values[flag] !== undefined);
+  return set.length ? Object.fromEntries(set.map(([key, flag]) => [key, intFlag(values, flag, { min: 1, max: 1_500_000 })])) : undefined;
+}
+
 function environmentFlag(values: Values): EnvRef {
   const name = requireFlag(values, 'env', EVAL_RUN_USAGE);
   if (name === 'remote') {
@@ -154,9 +172,12 @@ function environmentFlag(values: Values): EnvRef {
       throw new GymError('BAD_FLAG', `--remote-url: "${url}" is not a URL`);
     }
     const tools = ((values['remote-tools'] as string | undefined) ?? '').split(',').map((t) => t.trim()).filter(Boolean);
-    return { name, options: {}, remote: { url, tools } };
+    const timeouts = remoteTimeoutFlags(values);
+    return { name, options: {}, remote: { url, tools, ...(timeouts ? { timeouts } : {}) } };
   }
-  if (values['remote-url']) throw new GymError('BAD_FLAG', '--remote-url only goes with --env remote');
+  for (const flag of ['remote-url', ...REMOTE_TIMEOUT_FLAGS.map(([, f]) => f)]) {
+    if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} only goes with --env remote`);
+  }
   if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
   const options: Record<string, unknown> = {};
   for (const pair of (values['env-option'] as string[] | undefined) ?? []) {

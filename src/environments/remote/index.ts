@@ -1,8 +1,9 @@
 // A NeMo Gym resources server elsewhere, played as one of our environments over HTTP. The session
 // cookie is the rollout's state, so a rollout resumed on another worker keeps its server session.
-import { request } from 'undici';
+import { Agent, errors as undiciErrors, request } from 'undici';
 import { z } from 'zod';
 import { GymError } from '../../errors';
+import { RemoteTimeouts, type RemoteTimeoutsInput } from '../names';
 import { toNemoGymResponse } from '../../schemas/nemo-gym-response';
 import { TaskRow } from '../../schemas/task';
 import { inSpan, SpanKind, withTraceHeaders } from '../../tracing/spans';
@@ -24,6 +25,8 @@ export interface RemoteEnvironmentConfig {
   /** What `GET /reverify_mode` would say; taken from config because the interface is synchronous. */
   reverifyMode?: 'stateless' | 'stateful';
   description?: string;
+  /** Bounds on each call (defaults: RemoteTimeouts). */
+  timeouts?: RemoteTimeoutsInput;
 }
 
 /** The `Cookie` header to send, e.g. `session=…`; empty before the server has set one. */
@@ -38,6 +41,14 @@ export function mergeCookies(cookie: string, setCookie: string | string[] | unde
   return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
 }
 
+/** Which of the call's bounds an error from undici says ran out, if one did. */
+function timeoutBound(e: unknown): keyof RemoteTimeouts | undefined {
+  if (e instanceof undiciErrors.ConnectTimeoutError) return 'connect_ms';
+  if (e instanceof undiciErrors.HeadersTimeoutError) return 'first_byte_ms';
+  if (e instanceof DOMException && e.name === 'TimeoutError') return 'total_ms';
+  return undefined;
+}
+
 function parseJsonOrText(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -50,6 +61,9 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
   const problems = (config.tools ?? []).flatMap((name) => toolNameProblem(name) ?? []);
   if (problems.length) throw new GymError('BAD_INPUT', `remote environment ${config.name}: ${problems.join('; ')}`);
   const base = new URL(config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
+  const timeouts = RemoteTimeouts.parse(config.timeouts ?? {});
+  const { connect_ms, first_byte_ms, total_ms } = timeouts;
+  const dispatcher = new Agent({ connect: { timeout: connect_ms } });
 
   /** One POST; any status comes back, only a failure to get an answer throws (so the activity is retried). */
   function post(route: string, body: unknown, cookie: string): Promise<{ status: number; text: string; cookie: string }> {
@@ -68,13 +82,19 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
         method: 'POST',
         headers: withTraceHeaders({ 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }),
         body: JSON.stringify(body),
-        // NeMo Gym sets no timeouts either: a tool may run for long, and the activity's timeout bounds it.
-        headersTimeout: 0,
+        dispatcher,
+        headersTimeout: first_byte_ms,
+        // The whole call is bounded by total_ms; between body chunks only by that.
         bodyTimeout: 0,
+        signal: AbortSignal.timeout(total_ms),
       });
       const text = await res.body.text();
       return { status: res.statusCode, text, cookie: mergeCookies(cookie, res.headers['set-cookie']) };
     } catch (e) {
+      const bound = timeoutBound(e);
+      if (bound) {
+        throw new GymError('TIMEOUT', `environment ${config.name}: POST ${url.href} gave no answer within ${bound} (${timeouts[bound]} ms); raise it with --remote-${bound.replace(/_ms$/, '').replace('_', '-')}-timeout-ms if the server is slow, not stuck`);
+      }
       throw new GymError('UNREACHABLE', `environment ${config.name}: POST ${url.href} failed: ${(e as Error).message}`);
     }
   }
