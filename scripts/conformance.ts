@@ -15,6 +15,7 @@ import { joinRollouts, readRows, reverifyRollouts, type NumberedRow } from '../s
 import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/reverify/judge';
 import { summarize, type Disagreement } from '../src/reverify/report';
 import { flattenTransitions } from '../src/reverify/transitions';
+import { isTrajectoryRow, withWholeEpisode } from '../src/environments/openair_congestion/recorded';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'tests/fixtures/nemo-gym');
@@ -34,6 +35,8 @@ const NOTES: Record<string, string> = {
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",
+  openair_congestion:
+    "Recorded by NeMo Gym's scripted relief policy as a `trajectory` of steps (only the last call in `response`); the whole episode is rebuilt from the trajectory and replayed through reset/step.",
   math_with_judge:
     "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
   wmt_translation:
@@ -147,7 +150,7 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
   const recorded = await readRows(source.file, 'rollouts');
   const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
   try {
-    let rollouts = recorded.map(({ line, row }) => ({ line, row: flattenTransitions(row) }));
+    let rollouts = recorded.map(({ line, row }) => ({ line, row: isTrajectoryRow(row) ? withWholeEpisode(row) : flattenTransitions(row) }));
     let exchanges = recordedJudgeExchanges(recorded.map((r) => r.row));
     if (recorded.every((r) => 'policy_response' in r.row)) {
       const example = source.candidates.find((c) => path.basename(c) === 'example.jsonl');

@@ -135,10 +135,12 @@ export function replayEpisode<Task extends TaskRow, State>(
   task: Task,
   output: readonly ConversationItem[],
 ): Replay<State> {
-  let { episode } = startEpisode(gym, task);
+  const start = startEpisode(gym, task);
+  let episode = start.episode;
   let done = false;
   let diverged = false;
-  let i = 0;
+  // Gymflow's loop keeps the opening observation in the output; NeMo Gym's recordings start with the model.
+  let i = sameEnvironmentItems(output.slice(0, start.input.length), start.input) ? start.input.length : 0;
   while (i < output.length && !done) {
     const turn: ConversationItem[] = [];
     while (i < output.length && !isEnvironmentItem(output[i]!)) turn.push(output[i++]!);

@@ -20,6 +20,7 @@ import { litmusAgent } from './litmus_agent';
 import { longMemEval } from './longmemeval';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
+import { openAirCongestion } from './openair_congestion';
 import { reasoningGym } from './reasoning_gym';
 import { ruler2 } from './ruler2';
 import { socialBias } from './social_bias';
@@ -54,6 +55,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   wmtTranslation,
   exampleMultiTurnGymnasium,
   blackjack,
+  openAirCongestion,
   aviaryGsm8k,
   exampleSingleToolCall,
   exampleMultiStep,

@@ -18,6 +18,7 @@ import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
 import { longMemEvalOracle } from '../../../environments/longmemeval/oracle';
 import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
+import { openAirCongestionOracle } from '../../../environments/openair_congestion/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
 import { ruler2Oracle } from '../../../environments/ruler2/oracle';
 import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
@@ -47,6 +48,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   longmemeval: longMemEvalOracle,
   math_with_judge: mathWithJudgeOracle,
   mcqa: mcqaOracle,
+  openair_congestion: openAirCongestionOracle,
   reasoning_gym: reasoningGymOracle,
   ruler2: ruler2Oracle,
   single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
