@@ -14,6 +14,7 @@ import { exampleMultiStep } from './example_multi_step';
 import { exampleMultiTurnGymnasium } from './example_multi_turn_gymnasium';
 import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
+import { financeAgentV2 } from './finance_agent_v2';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
 import { litmusAgent } from './litmus_agent';
@@ -57,6 +58,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   blackjack,
   openAirCongestion,
   aviaryGsm8k,
+  financeAgentV2,
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

@@ -49,6 +49,16 @@ const FUNCTIONS: Record<string, (args: number[]) => number> = {
   sum: () => typeError(),
 };
 
+/** Vals's finance calculator: abs/min/max as above, and sqrt/log/log10 (math domain errors are errors). */
+export const FINANCE_FUNCTIONS: Record<string, (args: number[]) => number> = {
+  abs: FUNCTIONS.abs!,
+  min: FUNCTIONS.min!,
+  max: FUNCTIONS.max!,
+  sqrt: ([x, ...more]) => (x === undefined || more.length || x < 0 ? typeError() : Math.sqrt(x)),
+  log: ([x, base, ...more]) => (x === undefined || more.length || x <= 0 || (base !== undefined && (base <= 0 || base === 1)) ? typeError() : base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)),
+  log10: ([x, ...more]) => (x === undefined || more.length || x <= 0 ? typeError() : Math.log10(x)),
+};
+
 function typeError(): never {
   throw new CalculatorError('Invalid mathematical expression');
 }
@@ -85,7 +95,10 @@ function pyPow(a: number, b: number): number {
 /** Python's grammar for this subset: sum of terms, terms of factors, unary signs, then ** (right-associative, above unary on its left). */
 class Parser {
   private at = 0;
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly functions: Record<string, (args: number[]) => number>,
+  ) {}
 
   parse(): number {
     if (!this.tokens.length) throw new CalculatorError('Invalid mathematical expression: invalid syntax');
@@ -163,7 +176,7 @@ class Parser {
       }
       if (!this.peek(')')) throw new CalculatorError('Invalid mathematical expression: invalid syntax');
       this.at++;
-      const fn = Object.hasOwn(FUNCTIONS, t.value) ? FUNCTIONS[t.value] : undefined;
+      const fn = Object.hasOwn(this.functions, t.value) ? this.functions[t.value] : undefined;
       if (!fn) throw new CalculatorError(`Unsupported function: ${t.value}`);
       return fn(args);
     }
@@ -171,9 +184,9 @@ class Parser {
   }
 }
 
-/** The value of the expression, or a CalculatorError. */
-export function evaluate(expr: string): number {
-  const value = new Parser(tokenize(expr.trim())).parse();
+/** The value of the expression, or a CalculatorError; `functions` are the names it may call (Aviary's by default). */
+export function evaluate(expr: string, functions = FUNCTIONS): number {
+  const value = new Parser(tokenize(expr.trim()), functions).parse();
   if (!Number.isFinite(value)) throw new CalculatorError('Invalid mathematical expression');
   return value;
 }

@@ -12,6 +12,7 @@ import { exampleMultiTurnGymnasiumOracle } from '../../../environments/example_m
 import { exampleSessionStateMgmtOracle } from '../../../environments/example_session_state_mgmt/oracle';
 import { exampleSingleToolCallOracle } from '../../../environments/example_single_tool_call/oracle';
 import { exampleToolCallMultirewardOracle } from '../../../environments/example_tool_call_multireward/oracle';
+import { financeAgentV2Oracle } from '../../../environments/finance_agent_v2/oracle';
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
 import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
@@ -42,6 +43,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   example_session_state_mgmt: exampleSessionStateMgmtOracle,
   example_single_tool_call: exampleSingleToolCallOracle,
   example_tool_call_multireward: exampleToolCallMultirewardOracle,
+  finance_agent_v2: financeAgentV2Oracle,
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
   litmus_agent: litmusAgentOracle,
