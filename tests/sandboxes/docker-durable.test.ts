@@ -1,0 +1,99 @@
+// A worker SIGKILLed while its sandboxed step runs a command in a real container: the step is retried on
+// another worker, completes, and no container of the rollout is left (the retry removes the dead one's).
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DockerProvider } from '../../src/sandboxes/docker/provider';
+import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
+import { startTestServer, type TestServer } from '../helpers/temporal-server';
+import { waitFor, type WorkerProcess } from '../helpers/worker-process';
+import type { sandboxStepWorkflow } from './durable/workflow';
+
+const DURABLE = path.join(import.meta.dirname, 'durable');
+const taskQueue = `sandbox-durable-${process.pid}`;
+
+let docker: TestDockerEngine;
+let server: TestServer;
+let provider: DockerProvider;
+let bundlePath: string;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  const bundling = bundleWorkflowCode({ workflowsPath: path.join(DURABLE, 'workflow.ts'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  [docker, server] = await Promise.all([startTestDockerEngine(), startTestServer()]);
+  provider = new DockerProvider({ socketPath: docker.socketPath });
+  bundlePath = path.join(await mkdtemp(path.join(os.tmpdir(), 'gf-durable-')), 'workflow-bundle.js');
+  await writeFile(bundlePath, (await bundling).code);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.kill()));
+  await provider?.close();
+  await server?.stop();
+  await docker?.stop();
+}, 120_000);
+
+function startWorker(): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(DURABLE, 'worker.ts')], {
+    env: { ...process.env, GF_TEMPORAL_ADDRESS: server.address, GF_TASK_QUEUE: taskQueue, GF_DOCKER_SOCKET: docker.socketPath, GF_WORKFLOW_BUNDLE: bundlePath },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  let killed = false;
+  const worker: WorkerProcess = {
+    child,
+    output: () => out,
+    assertAlive() {
+      if (!killed && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`worker exited (${child.exitCode ?? child.signalCode}):\n${out}`);
+    },
+    kill(signal = 'SIGKILL') {
+      killed = true;
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      });
+    },
+  };
+  workers.push(worker);
+  return worker;
+}
+
+it('a worker SIGKILLed mid-exec: the retry completes on another worker and no container is left', async () => {
+  const run = `durable-${process.pid}`;
+  const client = await server.client();
+  const first = startWorker();
+  const handle = await client.workflow.start<typeof sandboxStepWorkflow>('sandboxStepWorkflow', {
+    taskQueue,
+    workflowId: `${run}-step`,
+    args: [{ run, rollout: 'r1', image: docker.image }],
+  });
+
+  // The first attempt's sandbox exists and its command is running.
+  let firstId = '';
+  await waitFor(async () => {
+    first.assertAlive();
+    const [info] = await provider.list({ run, attempt: 1 });
+    if (!info) return false;
+    firstId = info.id;
+    const sandbox = await provider.attach(info.id);
+    const ps = await sandbox.exec({ command: ['sh', '-c', "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"], timeoutMs: 30_000 });
+    return ps.stdout.includes('sleep 600');
+  }, 'the first attempt to be running its command in a container');
+
+  await first.kill('SIGKILL');
+  // Its container outlives it: without the retry's cleanup it would leak.
+  expect((await provider.list({ run })).map((i) => i.id)).toEqual([firstId]);
+
+  startWorker();
+  const result = await handle.result();
+  expect(result).toEqual({ attempt: 2, stdout: 'done-2' });
+  expect(await provider.list({ run })).toEqual([]);
+  const all = await docker.engine.json<unknown[]>('GET', '/containers/json', { query: { all: true } });
+  expect(all).toEqual([]);
+});
