@@ -37,8 +37,12 @@ export interface Sandbox {
   readonly labels: SandboxLabels;
 
   exec(request: ExecRequest, options?: ExecOptions): Promise<ExecResult>;
-  /** Starts a long command and returns at once; its output is kept by the provider for `commandStatus`. */
-  startCommand(request: ExecRequest): Promise<{ commandId: string }>;
+  /**
+   * Starts a long command and returns at once; its output is kept by the provider for `commandStatus`.
+   * With `commandId` (letters, digits, `._-`) it is idempotent: a command already started under that id
+   * is not started again, so a retried activity re-attaches to it instead of running it twice.
+   */
+  startCommand(request: ExecRequest, options?: { commandId?: string }): Promise<{ commandId: string }>;
   /** Where a detached command is; with `waitMs`, waits up to that long for it to exit (bounded polling). */
   commandStatus(commandId: string, options?: { waitMs?: number }): Promise<CommandStatus>;
   killCommand(commandId: string): Promise<void>;

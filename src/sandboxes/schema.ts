@@ -121,5 +121,9 @@ export const SandboxInfo = z.strictObject({
   state: SandboxState,
   labels: SandboxLabels,
   createdAt: z.string(),
+  /** Past it the sandbox is gc's to remove (null: no lifetime set; absent: the provider does not say). */
+  expiresAt: z.string().nullable().optional(),
+  /** Whether the process that owns it still runs: false makes it an orphan; null when this machine cannot tell. */
+  ownerAlive: z.boolean().nullable().optional(),
 });
 export type SandboxInfo = z.infer<typeof SandboxInfo>;

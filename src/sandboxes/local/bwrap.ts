@@ -3,6 +3,7 @@
 // limits, and a deadline after which every process of the jail (daemons included) is killed.
 import { spawn } from 'node:child_process';
 import { accessSync, chownSync, constants, existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GymError } from '../../errors';
@@ -24,13 +25,41 @@ export interface ResourceLimits {
   fileSizeBytes?: number;
   /** Open files per process (RLIMIT_NOFILE). */
   openFiles?: number;
+  /** CPUs the jail may run on (its affinity: the first ⌈cpus⌉ of the machine's), not a quota. */
+  cpus?: number;
+}
+
+/** A host path shown inside the jail at a path of its own. */
+export interface JailMount {
+  hostPath: string;
+  path: string;
+  writable: boolean;
 }
 
 export interface JailPolicy {
-  /** Host directory the command may write, mounted at the same path; its working directory. */
+  /** Host directory the command may write; its working directory. */
   workspace: string;
+  /** Where the workspace appears inside the jail (default: its host path). */
+  workspaceAt?: string;
   /** Host files and directories visible read-only at the same path; nothing else of the host is. */
   readOnly: readonly string[];
+  /** Host paths at paths of their own bound before the workspace (an image's top-level folders). */
+  rootMounts?: readonly JailMount[];
+  /** Further host paths at paths of their own (a sandbox's /tmp, its mounts), bound after the workspace. */
+  mounts?: readonly JailMount[];
+  /** Where the command starts, as the jail names it (default the workspace). */
+  cwd?: string;
+  /** Symlinks made at the jail's root (an image's `/bin -> usr/bin`), so programs' linked paths resolve. */
+  symlinks?: readonly { target: string; path: string }[];
+  /** `host` shares this machine's network; default none (loopback only). */
+  network?: 'none' | 'host';
+  /** The user inside the jail's user namespace (default the caller's, or nobody as root). */
+  innerUser?: { uid: number; gid: number };
+  /**
+   * Variables only in the environment of the jail's own outer process (never the command's, under
+   * bwrap): how every jail of one sandbox is found again from any process.
+   */
+  hostEnv?: Readonly<Record<string, string>>;
   /** The command's whole environment. */
   env: Readonly<Record<string, string>>;
   limits: ResourceLimits;
@@ -44,6 +73,9 @@ export interface JailPolicy {
 }
 
 export interface JailExit {
+  /** The command's exit status (bwrap passes it on); null when a signal ended the jail. */
+  exitCode: number | null;
+  signal: string | null;
   /** The deadline passed and the jail was killed. */
   timedOut: boolean;
   /** The last 64 KiB of what the jail (bwrap's own errors included) wrote to stderr. */
@@ -53,6 +85,8 @@ export interface JailExit {
 export interface Jail {
   stdin: Writable;
   stdout: Readable;
+  /** Everything the jail writes to stderr (its tail is also in `done`'s result). */
+  stderr: Readable;
   /** Resolves once every process of the jail is gone. */
   done: Promise<JailExit>;
   /** Kills every process of the jail now. */
@@ -100,12 +134,12 @@ export function requireBwrap(unsafeHint: string): string {
  * The jailed user, when this process could otherwise hand root to untrusted code: the workspace is
  * given to it, and the read-only paths must be readable by it.
  */
-function jailUser(): { uid: number; gid: number } | undefined {
+export function jailUser(): { uid: number; gid: number } | undefined {
   return process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : undefined;
 }
 
 /** bwrap's arguments for a policy, up to and excluding the command. */
-function bwrapArgs(policy: Pick<JailPolicy, 'workspace' | 'readOnly' | 'env'>): string[] {
+function bwrapArgs(policy: JailPolicy): string[] {
   const args = [
     // Every namespace, the user one included: no network, own pids (the first one's death takes all
     // others with it), no capabilities, and no tie to the caller's terminal.
@@ -117,7 +151,10 @@ function bwrapArgs(policy: Pick<JailPolicy, 'workspace' | 'readOnly' | 'env'>): 
     '--new-session',
     '--clearenv',
   ];
+  if (policy.network === 'host') args.push('--share-net');
+  if (policy.innerUser) args.push('--uid', String(policy.innerUser.uid), '--gid', String(policy.innerUser.gid));
   for (const [key, value] of Object.entries(policy.env)) args.push('--setenv', key, value);
+  for (const link of policy.symlinks ?? []) args.push('--symlink', link.target, link.path);
   for (const path of policy.readOnly) {
     const link = symlinkTarget(path);
     // A symlink at the root (merged /usr: /lib64 -> usr/lib64) is recreated, not followed, so the
@@ -125,8 +162,13 @@ function bwrapArgs(policy: Pick<JailPolicy, 'workspace' | 'readOnly' | 'env'>): 
     if (link !== undefined && path.split('/').length === 2) args.push('--symlink', link, path);
     else args.push('--ro-bind', path, path);
   }
+  const bind = (mount: JailMount) => args.push(mount.writable ? '--bind' : '--ro-bind', mount.hostPath, mount.path);
+  for (const mount of policy.rootMounts ?? []) bind(mount);
   args.push('--dev', '/dev', '--remount-ro', '/dev', '--proc', '/proc');
-  args.push('--bind', policy.workspace, policy.workspace, '--chdir', policy.workspace);
+  const workspaceAt = policy.workspaceAt ?? policy.workspace;
+  args.push('--bind', policy.workspace, workspaceAt);
+  for (const mount of policy.mounts ?? []) bind(mount);
+  args.push('--chdir', policy.cwd ?? workspaceAt);
   // Last, once every mount point exists: nothing outside the workspace is writable.
   args.push('--remount-ro', '/');
   return args;
@@ -173,13 +215,55 @@ function prlimitArgs(limits: ResourceLimits): string[] {
   return flags.filter(([, v]) => v !== undefined).map(([name, v]) => `--${name}=${Math.ceil(v!)}`);
 }
 
+/** The CPUs `cpus` asks for, as taskset's list; undefined when that is every CPU of the machine anyway. */
+function cpuList(cpus: number | undefined): string | undefined {
+  const count = cpus === undefined ? undefined : Math.max(1, Math.ceil(cpus));
+  return count === undefined || count >= availableParallelism() ? undefined : `0-${count - 1}`;
+}
+
 /** The full argv: limits (inherited by bwrap and all it starts), then the jail, then the command. */
 function jailArgv(policy: JailPolicy, command: readonly string[], bwrap: string, prlimit: string | undefined): string[] {
   const limits = prlimitArgs(policy.limits);
   if (limits.length && !prlimit) throw new GymError('SETUP_FAILED', 'resource limits need prlimit (Debian package "util-linux"), which is not installed');
   // bwrap names the jail's first process on fd 3: once it is gone, so is every process of the jail.
-  const jailed = policy.isolation === 'bwrap' ? [bwrap, '--info-fd', '3', ...bwrapArgs(policy), '--', ...command] : [...command];
+  let jailed = policy.isolation === 'bwrap' ? [bwrap, '--info-fd', '3', ...bwrapArgs(policy), '--', ...command] : [...command];
+  const cpus = cpuList(policy.limits.cpus);
+  if (cpus) {
+    const taskset = findOnPath('taskset', `${process.env.PATH ?? ''}${delimiter}/usr/bin:/bin`);
+    if (!taskset) throw new GymError('SETUP_FAILED', 'a CPU limit needs taskset (Debian package "util-linux"), which is not installed');
+    jailed = [taskset, '-c', cpus, ...jailed];
+  }
   return limits.length ? [prlimit!, ...limits, '--', ...jailed] : jailed;
+}
+
+/** How to start a jail: what `launchJail` spawns, and what a detached command's supervisor spawns. */
+export interface JailLaunch {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  uid?: number;
+  gid?: number;
+  /** bwrap reports the jail's first process on fd 3. */
+  infoFd: boolean;
+}
+
+/** The process that runs the command (paths as the host names them) in a jail under `policy`. */
+export function jailLaunch(policy: JailPolicy, command: readonly string[], unsafeHint: string): JailLaunch {
+  const bwrap = policy.isolation === 'bwrap' ? requireBwrap(unsafeHint) : '';
+  const user = jailUser();
+  const limits = user ? policy.limits : { ...policy.limits, processes: undefined };
+  const prlimit = findOnPath('prlimit', `${process.env.PATH ?? ''}${delimiter}/usr/bin:/bin`);
+  const argv = jailArgv({ ...policy, limits }, command, bwrap, prlimit);
+  if (user) chownSync(policy.workspace, user.uid, user.gid);
+  return {
+    argv,
+    // bwrap's own processes keep the environment they were started with, readable in the jail's
+    // /proc/1/environ: give them the command's, never this process's keys.
+    env: { ...policy.env, ...policy.hostEnv },
+    cwd: policy.workspace,
+    ...user,
+    infoFd: policy.isolation === 'bwrap',
+  };
 }
 
 /**
@@ -188,24 +272,21 @@ function jailArgv(policy: JailPolicy, command: readonly string[], bwrap: string,
  * started, setsid daemons included.
  */
 export function launchJail(policy: JailPolicy, command: readonly string[], unsafeHint: string): Jail {
-  const bwrap = policy.isolation === 'bwrap' ? requireBwrap(unsafeHint) : '';
-  const user = jailUser();
-  const limits = user ? policy.limits : { ...policy.limits, processes: undefined };
-  const prlimit = findOnPath('prlimit', `${process.env.PATH ?? ''}${delimiter}/usr/bin:/bin`);
-  const argv = jailArgv({ ...policy, limits }, command, bwrap, prlimit);
-  if (user) chownSync(policy.workspace, user.uid, user.gid);
+  const launch = jailLaunch(policy, command, unsafeHint);
+  const argv = launch.argv;
   const clock = startSandboxClock();
   const span = startSpan('sandbox', { 'gymflow.sandbox.isolation': policy.isolation, 'gymflow.sandbox.deadline_ms': policy.deadlineMs });
   const child = spawn(argv[0]!, argv.slice(1), {
-    cwd: policy.workspace,
+    cwd: launch.cwd,
     detached: true,
-    stdio: policy.isolation === 'bwrap' ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
-    // bwrap's own processes keep the environment they were started with, readable in the jail's
-    // /proc/1/environ: give them the command's, never this process's keys.
-    env: { ...policy.env },
-    ...user,
+    stdio: launch.infoFd ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+    env: launch.env,
+    uid: launch.uid,
+    gid: launch.gid,
   });
   let timedOut = false;
+  let exitCode: number | null = null;
+  let signal: string | null = null;
   const stderr: Buffer[] = [];
   let stderrBytes = 0;
   const kill = () => {
@@ -236,7 +317,9 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
       span.end();
       reject(new GymError('SETUP_FAILED', `cannot start ${argv[0]}: ${error.message}`));
     });
-    child.on('exit', () => {
+    child.on('exit', (code, sig) => {
+      exitCode = code;
+      signal = sig;
       // Whatever the command left behind goes too (without bwrap, only its process group can be
       // reached); a survivor holding the pipes must not keep this promise waiting.
       kill();
@@ -250,9 +333,9 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
         clock();
         span.setAttribute('gymflow.sandbox.timed_out', timedOut);
         span.end();
-        resolve({ timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) });
+        resolve({ exitCode, signal, timedOut, stderr: Buffer.concat(stderr).toString('utf8').slice(-STDERR_TAIL) });
       });
     });
   });
-  return { stdin: child.stdin!, stdout: child.stdout!, done, kill };
+  return { stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, done, kill };
 }
