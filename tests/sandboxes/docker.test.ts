@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GymError } from '../../src/errors';
 import { DockerProvider } from '../../src/sandboxes/docker/provider';
+import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { Sandbox } from '../../src/sandboxes/provider';
 import type { SandboxSpec } from '../../src/sandboxes/schema';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
@@ -23,7 +23,7 @@ const created: Sandbox[] = [];
 
 beforeAll(async () => {
   docker = await startTestDockerEngine();
-  provider = new DockerProvider({ socketPath: docker.socketPath });
+  provider = (await sandboxProvider('docker', { socketPath: docker.socketPath })) as DockerProvider;
   // A server on the host's loopback: what a sandbox must not reach unless its policy lets it.
   hostServer = http.createServer((_req, res) => {
     hits++;
@@ -174,7 +174,18 @@ describe('docker provider commands', () => {
     await s.killCommand(killed.commandId);
     expect(await s.commandStatus(killed.commandId)).toMatchObject({ state: 'exited', exitCode: null, timedOut: false });
     expect((await s.exec(sh(countSleeps))).stdout.trim()).toBe('0');
-    await expect(s.commandStatus('0123456789abcdef')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(s.commandStatus('never-started')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(s.commandStatus('../x')).rejects.toMatchObject({ code: 'BAD_INPUT' });
+  });
+
+  it('starts a command once per caller-chosen id, so a retry re-attaches instead of running it twice', async () => {
+    const s = await sandbox();
+    const line = sh('echo run >> /workspace/runs; sleep 1; echo finished');
+    expect(await s.startCommand(line, { commandId: 'step-1.attempt' })).toEqual({ commandId: 'step-1.attempt' });
+    const again = await provider.attach(s.id);
+    expect(await again.startCommand(line, { commandId: 'step-1.attempt' })).toEqual({ commandId: 'step-1.attempt' });
+    expect(await again.commandStatus('step-1.attempt', { waitMs: 30_000 })).toMatchObject({ state: 'exited', exitCode: 0, stdoutTail: 'finished\n' });
+    expect((await s.readFile('runs')).toString()).toBe('run\n');
   });
 });
 
@@ -265,9 +276,11 @@ describe('docker provider lifecycle', () => {
     const nowhere = new DockerProvider({ socketPath: path.join(os.tmpdir(), 'no-such-docker.sock') });
     await expect(nowhere.create({ image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringMatching(/no Docker Engine at unix:\/\//) });
     await nowhere.close();
+    await expect(sandboxProvider('docker', { socket: '/x' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/docker sandbox provider option field/) });
     await expect(provider.create({ image: 'gymflow-missing:none', labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringMatching(/gymflow-missing:none is not in the engine/) });
-    await expect(provider.create({ labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toBeInstanceOf(GymError);
-    await expect(provider.create({ network: { mode: 'allow', endpoints: [{ host: '10.1.2.3', port: 80 }] }, image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/network.endpoints: 10.1.2.3:80/) });
+    await expect(provider.create({ labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/image/) });
+    await expect(provider.create({ image: docker.image, workdir: 'relative', labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/sandbox spec field "workdir"/) });
+    await expect(provider.create({ network: { mode: 'allow', endpoints: [{ host: '10.1.2.3', port: 80 }] }, image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/network.endpoints.0": 10.1.2.3:80/) });
     expect(await provider.list({ run, rollout: 'x' })).toEqual([]);
   });
 });

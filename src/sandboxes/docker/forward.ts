@@ -18,16 +18,25 @@ export function socketName(index: number): string {
 }
 
 /**
- * Inside the container the endpoint is reached at its own host:port: a name is pointed at 127.0.0.1 in
- * /etc/hosts; an address has to be a loopback one, since the container has no other interface.
+ * Inside the container each endpoint is reached at its own host:port, so a port serves one host; a name
+ * is pointed at 127.0.0.1 in /etc/hosts (the `ExtraHosts` returned), and an address has to be a
+ * loopback one, since the container has no other interface.
  */
-export function checkEndpoint(endpoint: Endpoint): { extraHost?: string } {
-  if (net.isIP(endpoint.host) === 0) return endpoint.host === 'localhost' ? {} : { extraHost: `${endpoint.host}:127.0.0.1` };
-  if (endpoint.host.startsWith('127.')) return {};
-  throw new GymError(
-    'BAD_INPUT',
-    `network.endpoints: ${endpoint.host}:${endpoint.port}: the docker provider forwards an allowed endpoint to the container's loopback, so give a host name or a loopback address`,
-  );
+export function checkEndpoints(endpoints: readonly Endpoint[]): string[] {
+  const seen = new Map<number, string>();
+  const extraHosts: string[] = [];
+  for (const [i, e] of endpoints.entries()) {
+    const field = `sandbox spec field "network.endpoints.${i}": ${e.host}:${e.port}`;
+    const other = seen.get(e.port);
+    if (other !== undefined && other !== e.host) throw new GymError('BAD_INPUT', `${field}: port ${e.port} is already allowed for ${other}; inside the sandbox each allowed port serves one host`);
+    seen.set(e.port, e.host);
+    if (net.isIP(e.host) === 0) {
+      if (e.host !== 'localhost') extraHosts.push(`${e.host}:127.0.0.1`);
+    } else if (!e.host.startsWith('127.')) {
+      throw new GymError('BAD_INPUT', `${field}: the docker provider forwards an allowed endpoint to the container's loopback, so give a host name or a loopback address`);
+    }
+  }
+  return [...new Set(extraHosts)];
 }
 
 /** The host half: listens on `dir/<i>.sock` for each endpoint, relaying every connection to it. */

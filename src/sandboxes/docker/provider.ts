@@ -5,9 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { z } from 'zod';
 import { constants as osConstants } from 'node:os';
 import { GymError, isGymError } from '../../errors';
 import { startSandboxClock } from '../meter';
+import { parseInput } from '../parse';
 import type { ExecOptions, OutputStream, Sandbox, SandboxProvider } from '../provider';
 import {
   CommandStatus,
@@ -23,7 +25,7 @@ import {
 } from '../schema';
 import { Demuxer, Tail } from './demux';
 import { defaultSocketPath, DockerEngine } from './engine';
-import { bindAddress, checkEndpoint, FORWARD_MOUNT, listenForwarders, RELAY_PY, socketName, type Endpoint } from './forward';
+import { bindAddress, checkEndpoints, FORWARD_MOUNT, listenForwarders, RELAY_PY, socketName, type Endpoint } from './forward';
 import { DETACHED, FOREGROUND, initScript, KEEPALIVE, KILL, LIST, STATE_DIR, STATUS } from './shell';
 import { hostUnpacker, packHostPath, TarReader, tarOfFile } from './tar';
 
@@ -42,12 +44,13 @@ const LABEL = {
   forwards: 'gymflow.forwards',
 } as const;
 
-export interface DockerProviderOptions {
+export const DockerProviderOptions = z.strictObject({
   /** The engine's Unix socket; default DOCKER_HOST (unix://…) or /var/run/docker.sock. */
-  socketPath?: string;
+  socketPath: z.string().startsWith('/').optional(),
   /** Where the host ends of `allow` endpoints' sockets are made; default the system's temporary folder. */
-  forwardRoot?: string;
-}
+  forwardRoot: z.string().startsWith('/').optional(),
+});
+export type DockerProviderOptions = z.input<typeof DockerProviderOptions>;
 
 export class DockerProvider implements SandboxProvider {
   readonly name = 'docker' as const;
@@ -55,19 +58,20 @@ export class DockerProvider implements SandboxProvider {
   private readonly forwardRoot: string;
 
   constructor(options: DockerProviderOptions = {}) {
-    this.engine = new DockerEngine(options.socketPath ?? defaultSocketPath());
-    this.forwardRoot = options.forwardRoot ?? os.tmpdir();
+    const parsed = parseInput(DockerProviderOptions, options, 'docker sandbox provider option');
+    this.engine = new DockerEngine(parsed.socketPath ?? defaultSocketPath());
+    this.forwardRoot = parsed.forwardRoot ?? os.tmpdir();
   }
 
   async create(input: SandboxSpec): Promise<Sandbox> {
-    const spec = SandboxSpec.parse(input);
+    const spec = parseInput(SandboxSpec, input, 'sandbox spec');
     if (spec.image === undefined) {
       throw new GymError('BAD_INPUT', 'sandbox spec: image: the docker provider needs an image name (scripts/setup-docker.sh builds the task image)');
     }
     const id = `gymflow-${randomBytes(6).toString('hex')}`;
     const user = spec.user ?? DEFAULT_USER;
     const endpoints = spec.network.mode === 'allow' ? spec.network.endpoints : [];
-    const extraHosts = endpoints.flatMap((e) => checkEndpoint(e).extraHost ?? []);
+    const extraHosts = checkEndpoints(endpoints);
     const forwardDir = endpoints.length > 0 ? mkdtempSync(path.join(this.forwardRoot, 'gymflow-forward-')) : undefined;
     const closeForwarders = forwardDir ? await listenForwarders(forwardDir, endpoints) : undefined;
     const lifetimeSeconds = spec.resources.lifetimeMs === undefined ? undefined : Math.ceil(spec.resources.lifetimeMs / 1000);
@@ -237,7 +241,7 @@ class DockerSandbox implements Sandbox {
   ) {}
 
   async exec(input: ExecRequest, options: ExecOptions = {}): Promise<ExecResult> {
-    const request = ExecRequest.parse(input);
+    const request = parseInput(ExecRequest, input, 'sandbox exec request');
     const commandId = randomBytes(8).toString('hex');
     const started = performance.now();
     const stopClock = startSandboxClock();
@@ -276,9 +280,10 @@ class DockerSandbox implements Sandbox {
     }
   }
 
-  async startCommand(input: ExecRequest): Promise<{ commandId: string }> {
-    const request = ExecRequest.parse(input);
-    const commandId = randomBytes(8).toString('hex');
+  /** With `commandId`, idempotent: the container's wrapper starts a command once per id. */
+  async startCommand(input: ExecRequest, options: { commandId?: string } = {}): Promise<{ commandId: string }> {
+    const request = parseInput(ExecRequest, input, 'sandbox exec request');
+    const commandId = checkCommandId(options.commandId ?? `cmd-${randomBytes(6).toString('hex')}`);
     if (request.stdin !== undefined) await this.putArchive(STATE_DIR, tarOfFile(`${commandId}.in`, Buffer.from(request.stdin), { mode: 0o600, ...(await this.owner()) }));
     const exec = await this.createExec({
       argv: ['/bin/sh', '-c', DETACHED, commandId, String(request.timeoutMs / 1000), ...request.command],
@@ -292,7 +297,7 @@ class DockerSandbox implements Sandbox {
 
   async commandStatus(commandId: string, options: { waitMs?: number } = {}): Promise<CommandStatus> {
     const tenths = Math.ceil((options.waitMs ?? 0) / 100);
-    const result = await this.runRoot(STATUS, [safeId(commandId), String(tenths), String(OUTPUT_TAIL_BYTES)]);
+    const result = await this.runRoot(STATUS, [checkCommandId(commandId), String(tenths), String(OUTPUT_TAIL_BYTES)]);
     if (result.exitCode === 3) throw new GymError('NOT_FOUND', `docker: sandbox ${this.id} has no command ${commandId}`);
     const newline = result.stderr.indexOf('\n');
     const [state, code] = result.stderr.slice(0, newline).split(' ');
@@ -307,7 +312,7 @@ class DockerSandbox implements Sandbox {
   }
 
   async killCommand(commandId: string): Promise<void> {
-    await this.runRoot(KILL, [safeId(commandId), 'mark']);
+    await this.runRoot(KILL, [checkCommandId(commandId), 'mark']);
   }
 
   async readFile(file: string): Promise<Buffer> {
@@ -497,8 +502,8 @@ class DockerSandbox implements Sandbox {
   }
 }
 
-/** Command ids reach a shell as arguments; ours are hex, so anything else cannot be one. */
-function safeId(commandId: string): string {
-  if (!/^[0-9a-f]{16}$/.test(commandId)) throw new GymError('NOT_FOUND', `docker: no command ${commandId}`);
-  return commandId;
+/** Command ids name files in the container: the same rule as the local provider's. */
+function checkCommandId(id: string): string {
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) throw new GymError('BAD_INPUT', `command id ${JSON.stringify(id)} must be 1-128 letters, digits, '.', '_' or '-'`);
+  return id;
 }

@@ -29,12 +29,14 @@ const AWAIT_READY = `while [ ! -f ${READY} ]; do sleep 0.01; done`;
 export const FOREGROUND = `${AWAIT_READY}; echo $$ > ${CMD}/$0.pid; "$@"; s=$?; rm -f ${CMD}/$0.pid; exit $s`;
 
 /**
- * A detached command: output to files, a watchdog that kills the group past the deadline (so the limit
- * holds with no client attached), the exit status recorded last. $0 = id, $1 = deadline in seconds.
+ * A detached command: started once per id (a second start of the same id is a no-op), output to files,
+ * a watchdog that kills the group past the deadline (so the limit holds with no client attached), the
+ * exit status recorded last. $0 = id, $1 = deadline in seconds.
  */
 export const DETACHED = [
   `d=${CMD}/$0; t=$1; shift`,
   AWAIT_READY,
+  `mkdir "$d.once" 2>/dev/null || exit 0`,
   `echo $$ > "$d.pid"`,
   `( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep "$t" & s=$!; wait $s && { : > "$d.timedout"; kill -9 -$$; } ) &`,
   `w=$!`,
@@ -54,10 +56,12 @@ export const KILL = [
 
 /**
  * A detached command's state, after waiting up to $1 tenths of a second for it to end: the state line
- * first on stderr, then the tails ($2 bytes) of its stderr and (on stdout) its stdout. Exit 3: no such command.
+ * first on stderr, then the tails ($2 bytes) of its stderr and (on stdout) its stdout. Exit 3: no such
+ * command (after a few seconds' grace, since a command just started may not have written its pid yet).
  */
 export const STATUS = [
   `d=${CMD}/$0`,
+  `k=0; while [ ! -f "$d.pid" ] && [ $k -lt 40 ]; do sleep 0.05; k=$((k+1)); done`,
   `[ -f "$d.pid" ] || exit 3`,
   `k=0; while [ ! -f "$d.exit" ] && [ ! -f "$d.timedout" ] && [ ! -f "$d.killed" ] && [ $k -lt $1 ]; do sleep 0.1; k=$((k+1)); done`,
   `if [ -f "$d.exit" ]; then s="exited $(cat "$d.exit")"; elif [ -f "$d.timedout" ]; then s=timedout; elif [ -f "$d.killed" ]; then s=killed;`,
