@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
+import { reapOrphans } from '../src/sandboxes/gc';
 import { startGateway, type Gateway, type GatewayOptions } from '../src/gateway/server';
 import { installTracing } from '../src/tracing/provider';
 import { WORKFLOW_TRACING_MODULES, workerTracingOptions } from '../src/tracing/temporal';
@@ -48,6 +49,8 @@ export async function createGymWorker(opts: {
 }): Promise<GymWorker> {
   // Before the gateway and the worker, so every span they start has somewhere to go.
   const tracing = installTracing('gymflow-worker', opts.logger);
+  // A killed worker's sandboxes (their jails and folders) go before this one takes work.
+  await reapOrphans(opts.logger.child({ component: 'sandbox-reaper' }));
   const gateway = await startGateway({ ...opts.gateway, logger: opts.logger.child({ component: 'gateway' }) });
   const { interceptors, sinks } = workerTracingOptions(tracing);
   const worker = await Worker.create({

@@ -41,6 +41,8 @@ const COMMANDS: Record<string, Handler> = {
   'env serve': lazy(() => import('./commands/env-serve'), 'envServe'),
   'gateway serve': lazy(() => import('./commands/gateway-serve'), 'gatewayServe'),
   'api serve': lazy(() => import('./commands/api-serve'), 'apiServe'),
+  'sandbox list': lazy(() => import('./commands/sandbox'), 'sandboxList'),
+  'sandbox gc': lazy(() => import('./commands/sandbox'), 'sandboxGc'),
   'server': lazy(() => import('./commands/infra'), 'server'),
   'worker': lazy(() => import('./commands/infra'), 'worker'),
   'setup': lazy(() => import('./commands/infra'), 'setup'),
@@ -73,6 +75,8 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym env serve --nemo-gym <server> [--nemo-gym-python PATH]   start one of NeMo Gym's resources servers
   gym gateway serve [--host H] [--port P] [--config file]   the model gateway on its own (docs/gateway.md)
   gym api serve --token-file F [--host H] [--port P]   the HTTP trigger API for other services (docs/api.md)
+  gym sandbox list [--run <id>] [--json]   sandboxes on this machine, with their run, rollout, attempt and owner
+  gym sandbox gc [--run <id>] [--all] [--dry-run]   remove leftover sandboxes (dead owner, expired, a run's)
   gym server start|stop|status   the embedded Temporal dev server
   gym worker start           a worker process for the gymflow task queue
   gym setup                  install the Temporal CLI into the project cache`;
