@@ -1,7 +1,8 @@
 // A worker SIGKILLed while its sandboxed step runs a command in a real container: the step is retried on
 // another worker, completes, and no container of the rollout is left (the retry removes the dead one's).
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -67,28 +68,27 @@ function startWorker(): WorkerProcess {
 it('a worker SIGKILLed mid-exec: the retry completes on another worker and no container is left', async () => {
   const run = `durable-${process.pid}`;
   const client = await server.client();
+  const outDir = await mkdtemp(path.join(os.tmpdir(), 'gf-durable-out-'));
+  // The sandbox's unprivileged user writes the mark.
+  await chmod(outDir, 0o777);
   const first = startWorker();
   const handle = await client.workflow.start<typeof sandboxStepWorkflow>('sandboxStepWorkflow', {
     taskQueue,
     workflowId: `${run}-step`,
-    args: [{ run, rollout: 'r1', image: docker.image }],
+    args: [{ run, rollout: 'r1', image: docker.image, outDir }],
   });
 
-  // The first attempt's sandbox exists and its command is running.
-  let firstId = '';
-  await waitFor(async () => {
+  // The first attempt's command runs in its container (observed without attaching: that would own it).
+  await waitFor(() => {
     first.assertAlive();
-    const [info] = await provider.list({ run, attempt: 1 });
-    if (!info) return false;
-    firstId = info.id;
-    const sandbox = await provider.attach(info.id);
-    const ps = await sandbox.exec({ command: ['sh', '-c', "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"], timeoutMs: 30_000 });
-    return ps.stdout.includes('sleep 600');
+    return existsSync(path.join(outDir, 'running'));
   }, 'the first attempt to be running its command in a container');
+  const [firstInfo] = await provider.list({ run, attempt: 1 });
+  const firstId = firstInfo!.id;
 
   await first.kill('SIGKILL');
-  // Its container outlives it: without the retry's cleanup it would leak.
-  expect((await provider.list({ run })).map((i) => i.id)).toEqual([firstId]);
+  // Its container outlives it (without the retry's cleanup it would leak), and gc sees it as an orphan.
+  expect(await provider.list({ run })).toEqual([expect.objectContaining({ id: firstId, ownerAlive: false })]);
 
   startWorker();
   const result = await handle.result();

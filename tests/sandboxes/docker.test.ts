@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerProvider } from '../../src/sandboxes/docker/provider';
+import { collectGarbage } from '../../src/sandboxes/gc';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { Sandbox } from '../../src/sandboxes/provider';
 import type { SandboxSpec } from '../../src/sandboxes/schema';
@@ -235,7 +236,9 @@ describe('docker provider lifecycle', () => {
     const ids = (await provider.list({ run })).map((i) => i.id);
     expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
     const onlyA = await provider.list({ run, rollout: 'ra' });
-    expect(onlyA).toEqual([{ id: a.id, provider: 'docker', state: 'running', labels: { run, rollout: 'ra', attempt: 1, user: 'tester' }, createdAt: expect.any(String) }]);
+    expect(onlyA).toEqual([
+      { id: a.id, provider: 'docker', state: 'running', labels: { run, rollout: 'ra', attempt: 1, user: 'tester' }, createdAt: expect.any(String), expiresAt: null, ownerAlive: true },
+    ]);
     const again = await provider.attach(b.id);
     expect(again.labels.rollout).toBe('rb');
     expect((await again.exec(sh('id -u; pwd'))).stdout).toBe('1000\n/workspace\n');
@@ -266,10 +269,23 @@ describe('docker provider lifecycle', () => {
     await expect(provider.attach(s.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('stops a sandbox whose lifetime has passed', async () => {
+  it('stops a sandbox whose lifetime has passed, and gc removes it (and nothing live)', async () => {
     const s = await sandbox({ resources: { lifetimeMs: 2000 } });
     expect(await s.status()).toBe('running');
     await waitFor(async () => (await s.status()) === 'stopped', 'the sandbox to stop at the end of its lifetime', 60_000);
+    const [info] = await provider.list({ run, rollout: 'r0' }).then((all) => all.filter((i) => i.id === s.id));
+    expect(Date.parse(info!.expiresAt!)).toBeLessThanOrEqual(Date.now());
+    const collected = await collectGarbage(provider, {});
+    expect(collected.map((c) => [c.info.id, c.reason])).toEqual([[s.id, 'expired']]);
+    expect(await s.status()).toBe('gone');
+  });
+
+  it('keepalive pushes the expiry later', async () => {
+    const s = await sandbox({ resources: { lifetimeMs: 5000 } }, 'kept');
+    const expiry = async () => Date.parse((await provider.list({ run, rollout: 'kept' }))[0]!.expiresAt!);
+    const first = await expiry();
+    await s.keepalive(600_000);
+    expect(await expiry()).toBeGreaterThan(first + 500_000);
   });
 
   it('says what is missing: no engine, no image, no image named', async () => {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { constants as osConstants } from 'node:os';
 import { GymError, isGymError } from '../../errors';
 import { startSandboxClock } from '../meter';
+import { isAlive, processIdentity, ProcessIdentity } from '../local/record';
 import { parseInput } from '../parse';
 import type { ExecOptions, OutputStream, Sandbox, SandboxProvider } from '../provider';
 import {
@@ -26,7 +27,7 @@ import {
 import { Demuxer, Tail } from './demux';
 import { defaultSocketPath, DockerEngine } from './engine';
 import { bindAddress, checkEndpoints, FORWARD_MOUNT, listenForwarders, RELAY_PY, socketName, type Endpoint } from './forward';
-import { DETACHED, FOREGROUND, initScript, KEEPALIVE, KILL, LIST, STATE_DIR, STATUS } from './shell';
+import { DETACHED, FOREGROUND, initScript, KEEPALIVE, KILL, LIST, META_DIR, STATE_DIR, STATUS } from './shell';
 import { hostUnpacker, packHostPath, TarReader, tarOfFile } from './tar';
 
 /** The unprivileged user commands run as when the spec names none (no passwd entry is needed). */
@@ -112,19 +113,57 @@ export class DockerProvider implements SandboxProvider {
     const forwardDir = labels[LABEL.forwardDir];
     // The worker that made the sandbox relayed its endpoints; this one takes over the same sockets.
     if (forwardDir) closeForwarders = await listenForwarders(forwardDir, JSON.parse(labels[LABEL.forwards] ?? '[]') as Endpoint[]);
+    // This process uses it now: gc must not take it for a dead worker's.
+    if (containerState(info.State.Status) === 'running') {
+      await this.engine.call('PUT', `/containers/${encodeURIComponent(id)}/archive`, {
+        query: { path: META_DIR },
+        body: tarOfFile('owner', Buffer.from(JSON.stringify(processIdentity())), { mode: 0o644 }),
+        contentType: 'application/x-tar',
+      }).then((r) => r.body.dump());
+    }
     return new DockerSandbox(this.engine, labels[LABEL.sandbox]!, parseLabels(labels), labels[LABEL.execUser] ?? DEFAULT_USER, info.Config.WorkingDir || '/', closeForwarders);
   }
 
   async list(match: Partial<SandboxLabels> = {}): Promise<SandboxInfo[]> {
     const filters = [LABEL.sandbox, ...Object.entries(match).map(([k, v]) => `gymflow.${k}=${String(v)}`)];
     const rows = await this.engine.json<ContainerSummary[]>('GET', '/containers/json', { query: { all: true, filters: JSON.stringify({ label: filters }) } });
-    return rows.map((row) => ({
-      id: row.Labels[LABEL.sandbox]!,
-      provider: 'docker' as const,
-      state: containerState(row.State),
-      labels: parseLabels(row.Labels),
-      createdAt: new Date(row.Created * 1000).toISOString(),
-    }));
+    return Promise.all(
+      rows.map(async (row) => {
+        const id = row.Labels[LABEL.sandbox]!;
+        const meta = await this.readMeta(id);
+        return {
+          id,
+          provider: 'docker' as const,
+          state: containerState(row.State),
+          labels: parseLabels(row.Labels),
+          createdAt: new Date(row.Created * 1000).toISOString(),
+          expiresAt: meta.expires === undefined ? null : new Date(Number(meta.expires) * 1000).toISOString(),
+          ownerAlive: meta.owner === undefined ? null : isAlive(ProcessIdentity.parse(JSON.parse(meta.owner))),
+        };
+      }),
+    );
+  }
+
+  /** The sandbox's owner and expiry, read from its state volume without an exec (it may be stopped). */
+  private async readMeta(id: string): Promise<{ owner?: string; expires?: string }> {
+    const files: Record<string, Buffer[]> = {};
+    const reader = new TarReader((entry) => {
+      const name = entry.path.split('/').at(-1)!;
+      if (entry.type !== 'file' || (name !== 'owner' && name !== 'expires')) return undefined;
+      files[name] = [];
+      return (chunk) => files[name]!.push(Buffer.from(chunk));
+    });
+    try {
+      const response = await this.engine.call('GET', `/containers/${id}/archive`, { query: { path: META_DIR } });
+      for await (const chunk of response.body) reader.push(chunk as Buffer);
+      reader.end();
+    } catch (e) {
+      // Removed meanwhile, or made before it was set up: nothing to say.
+      if (isGymError(e) && e.code === 'NOT_FOUND') return {};
+      throw e;
+    }
+    const text = (name: string) => (files[name] ? Buffer.concat(files[name]!).toString('utf8').trim() : undefined);
+    return { owner: text('owner') || undefined, expires: text('expires') || undefined };
   }
 
   async close(): Promise<void> {
@@ -167,7 +206,7 @@ function containerConfig(
   if (forwardDir) binds.push(`${forwardDir}:${FORWARD_MOUNT}:ro`);
   return {
     Image: spec.image,
-    Entrypoint: ['/bin/sh', '-c', initScript(lifetimeSeconds !== undefined), user, spec.workdir, expires],
+    Entrypoint: ['/bin/sh', '-c', initScript(lifetimeSeconds !== undefined), user, spec.workdir, expires, JSON.stringify(processIdentity())],
     Cmd: null,
     // Root, so the provider's bookkeeping execs keep root's capabilities (the engine gives an exec the
     // container user's); every command of the sandbox runs as `user`.

@@ -5,17 +5,23 @@
 export const STATE_DIR = '/run/gymflow';
 const CMD = `${STATE_DIR}/cmd`;
 const READY = `${STATE_DIR}/ready`;
+/** What `list` reads through the archive endpoint (no exec): `owner` (the process using the sandbox) and `expires` (epoch seconds). */
+export const META_DIR = `${STATE_DIR}/meta`;
 
 /**
  * The container's main process, as root under docker-init (which reaps orphans): makes the state folders,
- * gives the workdir to the sandbox's user ($0) and marks itself ready; then with a lifetime it exits once
- * the time in `expires` ($2, refreshed by keepalive) has passed (the container stops and gc removes it),
- * and without one it sleeps. Setting up here rather than in an exec saves one exec per sandbox.
+ * gives the workdir to the sandbox's user ($0), records its owner ($3) and marks itself ready; then with
+ * a lifetime it exits once the time in `expires` ($2, refreshed by keepalive) has passed (the container
+ * stops and gc removes it), and without one it sleeps. Setting up here rather than in an exec saves one
+ * exec per sandbox.
  */
 export function initScript(withLifetime: boolean): string {
-  const setup = `mkdir -p ${CMD}; chmod 1777 ${STATE_DIR} ${CMD}; chown "$0" "$1"; if [ -n "$2" ]; then echo "$2" > ${STATE_DIR}/expires; fi; : > ${READY}`;
+  const setup = [
+    `mkdir -p ${CMD} ${META_DIR}; chmod 1777 ${STATE_DIR} ${CMD}; chown "$0" "$1"`,
+    `if [ -n "$2" ]; then echo "$2" > ${META_DIR}/expires; fi; printf %s "$3" > ${META_DIR}/owner; : > ${READY}`,
+  ].join('; ');
   if (!withLifetime) return `${setup}; exec sleep infinity`;
-  return `${setup}; while [ "$(date +%s)" -lt "$(cat ${STATE_DIR}/expires)" ]; do sleep 2; done`;
+  return `${setup}; while [ "$(date +%s)" -lt "$(cat ${META_DIR}/expires)" ]; do sleep 2; done`;
 }
 
 /** Commands wait (a moment, once) for the main process to have set up. */
@@ -73,4 +79,4 @@ export const STATUS = [
 export const LIST = `[ -d "$0" ] || exit 3; find "$0" -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'`;
 
 /** Pushes the expiry to now + $0 seconds (never earlier than it is); nothing without a lifetime. */
-export const KEEPALIVE = `e=${STATE_DIR}/expires; [ -f "$e" ] || exit 0; n=$(( $(date +%s) + $0 )); if [ "$n" -gt "$(cat "$e")" ]; then echo "$n" > "$e"; fi`;
+export const KEEPALIVE = `e=${META_DIR}/expires; [ -f "$e" ] || exit 0; n=$(( $(date +%s) + $0 )); if [ "$n" -gt "$(cat "$e")" ]; then echo "$n" > "$e"; fi`;

@@ -7,6 +7,8 @@ export interface SandboxStepInput {
   run: string;
   rollout: string;
   image: string;
+  /** A host folder shown at /out: the first attempt marks there that its command runs. */
+  outDir: string;
 }
 
 export function createSandboxStepActivities(provider: DockerProvider) {
@@ -18,10 +20,14 @@ export function createSandboxStepActivities(provider: DockerProvider) {
         for (const leftover of await provider.list({ run: input.run, rollout: input.rollout })) {
           await (await provider.attach(leftover.id)).destroy();
         }
-        const sandbox = await provider.create({ image: input.image, labels: { run: input.run, rollout: input.rollout, attempt, user: 'durable-test' } });
+        const sandbox = await provider.create({
+          image: input.image,
+          labels: { run: input.run, rollout: input.rollout, attempt, user: 'durable-test' },
+          mounts: [{ hostPath: input.outDir, path: '/out', writable: true }],
+        });
         try {
           // The first attempt's command outlives its worker (the test kills that worker meanwhile).
-          const line = attempt === 1 ? 'sleep 600' : `echo done-${attempt}`;
+          const line = attempt === 1 ? 'touch /out/running; sleep 600' : `echo done-${attempt}`;
           const result = await sandbox.exec({ command: ['sh', '-c', line], timeoutMs: 600_000 });
           return { attempt, stdout: result.stdout.trim() };
         } finally {
