@@ -6,6 +6,7 @@ import { createBatchActivity } from './rollout-batch';
 import { createRoundActivity } from './rollout-rounds';
 import { createRolloutSteps } from './rollout-steps';
 import { finalizeRun } from './results';
+import { createSandboxActivities } from './sandbox';
 
 export function createActivities(deps: { gateway: Gateway }) {
   const steps = createRolloutSteps(deps);
@@ -14,6 +15,7 @@ export function createActivities(deps: { gateway: Gateway }) {
   return {
     collateRun,
     finalizeRun,
+    ...createSandboxActivities(),
     advanceRollouts: (input: Parameters<typeof rounds.advanceRollouts>[0]) => runActivity(() => rounds.advanceRollouts(input)),
     runRolloutBatch: (input: Parameters<typeof batch.runRolloutBatch>[0]) => runActivity(() => batch.runRolloutBatch(input)),
   };
