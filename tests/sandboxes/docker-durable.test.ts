@@ -1,5 +1,6 @@
-// A worker SIGKILLed while its sandboxed step runs a command in a real container: the step is retried on
-// another worker, completes, and no container of the rollout is left (the retry removes the dead one's).
+// A worker SIGKILLed while its sandboxed step runs a command in a real container: with the product's
+// sandbox activities the retry re-attaches to the same command (it runs once); with a step that makes a
+// new sandbox per attempt, the retry removes the dead one's. Either way no container is left.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
@@ -96,4 +97,54 @@ it('a worker SIGKILLed mid-exec: the retry completes on another worker and no co
   expect(await provider.list({ run })).toEqual([]);
   const all = await docker.engine.json<unknown[]>('GET', '/containers/json', { query: { all: true } });
   expect(all).toEqual([]);
+});
+
+it('with the sandbox activities: the retry re-attaches to the same command in the same container, and teardown leaves nothing', async () => {
+  const run = `durable-activities-${process.pid}`;
+  const taskQueue = `sandbox-activities-${process.pid}`;
+  const outDir = await mkdtemp(path.join(os.tmpdir(), 'gf-durable-out-'));
+  await chmod(outDir, 0o777);
+  const spawnWorker = () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../helpers/sandbox-worker.ts'), server.address, taskQueue], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const worker: WorkerProcess = {
+      child,
+      output: () => out,
+      assertAlive() {},
+      kill: (signal = 'SIGKILL') =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill(signal);
+        }),
+    };
+    workers.push(worker);
+    return worker;
+  };
+  const first = spawnWorker();
+  const client = await server.client();
+  // The command counts its runs and waits for a go the test gives once the first worker is dead.
+  const script = ['echo run >> /out/runs', 'while [ ! -e /out/go ]; do sleep 0.1; done', 'echo "runs: $(wc -l < /out/runs)"'].join('\n');
+  const target = { provider: 'docker', providerOptions: { socketPath: docker.socketPath } };
+  const handle = await client.workflow.start('sandboxedCommand', {
+    taskQueue,
+    workflowId: `${run}-cmd`,
+    args: [
+      {
+        provision: { ...target, spec: { image: docker.image, labels: { run, rollout: 'r1', attempt: 0, user: 'tester' }, mounts: [{ hostPath: outDir, path: '/out', writable: true }] } },
+        exec: { request: { command: ['sh', '-c', script], timeoutMs: 300_000 } },
+      },
+    ],
+  });
+  await waitFor(() => existsSync(path.join(outDir, 'runs')), 'the command to start in its container');
+  await first.kill('SIGKILL');
+  spawnWorker();
+  await writeFile(path.join(outDir, 'go'), '');
+  const result = (await handle.result()) as { sandboxId: string; exitCode: number; stdoutTail: string; attempt: number };
+  expect(result).toMatchObject({ exitCode: 0, stdoutTail: 'runs: 1\n' });
+  expect(result.attempt).toBeGreaterThan(1);
+  expect(await provider.list({ run })).toEqual([]);
+  expect(await docker.engine.json<unknown[]>('GET', '/containers/json', { query: { all: true } })).toEqual([]);
 });
