@@ -125,5 +125,8 @@ async function stopDaemon(daemon: ChildProcess, engine: DockerEngine, dir: strin
     clearTimeout(timer);
   }
   await engine.close();
-  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  // dockerd leaves its network namespace bind-mounted under the exec root; unmounted, the folder can go.
+  const mounts = (await readFile('/proc/mounts', 'utf8')).split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m.startsWith(`${dir}/`));
+  for (const m of mounts.sort().reverse()) await promisify(execFile)('umount', ['-l', m]).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
 }
