@@ -50,15 +50,11 @@ export function settingsProblems(settings: RoutingSettings, graph: RoutingGraph)
   const targets: [string, string][] = [];
   if (settings.agent_name !== undefined) targets.push(['agent_name', settings.agent_name]);
   for (const [key, value] of Object.entries(settings.agent_map ?? {})) for (const a of [value].flat()) targets.push([`agent_map.${key}`, a]);
-  for (const [key, list] of Object.entries(settings.fan_out ?? {})) {
+  for (const [key, list] of Object.entries(settings.fan_out ?? {})) for (const a of list) targets.push([`fan_out.${key}`, a]);
+  const lists = [...Object.entries(settings.fan_out ?? {}).map(([k, l]) => [`fan_out.${k}`, l] as const), ...Object.entries(settings.agent_map ?? {}).filter(([, v]) => Array.isArray(v)).map(([k, l]) => [`agent_map.${k}`, l as string[]] as const)];
+  for (const [where, list] of lists) {
     const twice = [...new Set(list.filter((a, i) => list.indexOf(a) !== i))];
-    if (twice.length) problems.push(`fan_out.${key} lists ${twice.join(', ')} more than once; each listed agent plays every matching row once (use num_repeats for more)`);
-    for (const a of list) targets.push([`fan_out.${key}`, a]);
-  }
-  for (const [key, value] of Object.entries(settings.agent_map ?? {})) {
-    if (!Array.isArray(value)) continue;
-    const twice = [...new Set(value.filter((a, i) => value.indexOf(a) !== i))];
-    if (twice.length) problems.push(`agent_map.${key} lists ${twice.join(', ')} more than once; each listed agent plays every matching row once (use num_repeats for more)`);
+    if (twice.length) problems.push(`${where} lists ${twice.join(', ')} more than once; each listed agent plays every matching row once (use num_repeats for more)`);
   }
   for (const [where, name] of targets) {
     if (graph.agents.has(name)) continue;
