@@ -10,6 +10,8 @@ import { resolveEnvironment } from '../src/environments/registry';
 import type { ModelSpec } from '../src/gateway/spec';
 import { runHealthChecks } from '../src/health/run-health';
 import { RunAccumulator, type RunEnd, type RunMetrics } from '../src/metrics/aggregate';
+import { BreakdownAccumulator, type TaskGroups } from '../src/metrics/breakdown';
+import { rowEnvRef } from '../src/routing/row';
 import type { GroupKey } from '../src/metrics/diagnostics';
 import { Manifest } from '../src/runs/manifest';
 import { writeFileAtomic } from '../src/store/jsonl';
@@ -33,38 +35,57 @@ export function finalizeRun(input: { runDir: string; expected: number; status?: 
 export async function aggregateRun(runDir: string, expected: number, status?: RunEnd): Promise<RunMetrics> {
   const store = new RunStore(runDir);
   const manifest = await readManifest(store);
-  const acc = new RunAccumulator(await taskSet(store), manifest?.config.countAsZero ?? []);
+  const tasks = await taskSet(store);
+  const countAsZero = manifest?.config.countAsZero ?? [];
+  const acc = new RunAccumulator(tasks.ids, countAsZero);
+  const breakdown = tasks.groups.size ? new BreakdownAccumulator(tasks.groups, countAsZero) : undefined;
   const group = groupOf(manifest);
   await store.scanResults({
-    rollout: (r) =>
-      acc.addRollout({
+    rollout: (r) => {
+      const routed = tasks.groups.get(r._ng_task_index);
+      const scored = {
         taskIndex: r._ng_task_index,
         rolloutIndex: r._ng_rollout_index,
         reward: r.reward,
         rewardComponents: r.reward_components,
         answer: typeof r.extracted_answer === 'string' ? r.extracted_answer : null,
         diagnostics: r._gf_diagnostics,
-        group,
-      }),
-    failure: (f) => acc.addFailure(f._ng_failure_class, { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index }),
+        group: routed ? { ...group, environment: routed.environment, agent: routed.agent } : group,
+      };
+      acc.addRollout(scored);
+      breakdown?.addRollout(scored);
+    },
+    failure: (f) => {
+      const key = { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index };
+      acc.addFailure(f._ng_failure_class, key);
+      breakdown?.addFailure(f._ng_failure_class, key);
+    },
   });
-  const metrics = { ...(status ? { status } : {}), ...acc.result(expected) };
+  const perTask = tasks.ids.length ? expected / tasks.ids.length : 0;
+  const metrics = { ...(status ? { status } : {}), ...acc.result(expected), ...(breakdown ? breakdown.result(perTask) : {}) };
   await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
   await store.writeJson(store.metricsPath, metrics);
   return metrics;
 }
 
-/** Every task of the run by its `_ng_task_index`, read line by line from tasks.jsonl. */
-async function taskSet(store: RunStore): Promise<number[]> {
-  if (!existsSync(store.tasksPath)) return [];
+/**
+ * Every task of the run by its `_ng_task_index`, read line by line from tasks.jsonl, and for a routed
+ * run's tasks the agent and environment that play each.
+ */
+async function taskSet(store: RunStore): Promise<{ ids: number[]; groups: Map<number, TaskGroups> }> {
   const ids: number[] = [];
+  const groups = new Map<number, TaskGroups>();
+  if (!existsSync(store.tasksPath)) return { ids, groups };
   const lines = createInterface({ input: createReadStream(store.tasksPath), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line) continue;
-    const index = (JSON.parse(line) as { _ng_task_index?: unknown })._ng_task_index;
-    ids.push(typeof index === 'number' ? index : ids.length);
+    const row = JSON.parse(line) as Record<string, unknown>;
+    const index = typeof row._ng_task_index === 'number' ? row._ng_task_index : ids.length;
+    ids.push(index);
+    const env = rowEnvRef(row);
+    if (env) groups.set(index, { agent: (row.agent_ref as { name?: string } | undefined)?.name ?? 'unknown', environment: envLabel(env) });
   }
-  return ids;
+  return { ids, groups };
 }
 
 const modelLabel = (spec: ModelSpec) => (spec.backend === 'mock' ? `mock:${spec.env}` : spec.model);

@@ -8,6 +8,7 @@ import { nextMove, type ModelTurnShape } from '../src/agents/loop';
 import type { EnvRef } from '../src/environments/ref';
 import { resolveEnvironment } from '../src/environments/registry';
 import { runTool } from '../src/environments/tools';
+import { rowEnvRef } from '../src/routing/row';
 import type { AgentKind, AnyEnvironment, JudgeCall } from '../src/environments/types';
 import { GymError } from '../src/errors';
 import { rolloutDiagnostics } from '../src/metrics/diagnostics';
@@ -62,13 +63,22 @@ export function journalPath(runDir: string, key: RolloutKey): string {
 }
 
 /** Task rows of the runs this process works on, raw and validated; a run's tasks.jsonl never changes. */
-const taskCache = new Map<string, Map<number, { raw: Record<string, unknown>; parsed: any }>>();
+interface LoadedTask {
+  raw: Record<string, unknown>;
+  parsed: any;
+  env: AnyEnvironment;
+  agent: AgentKind;
+}
+const taskCache = new Map<string, Map<number, LoadedTask>>();
 const TASK_CACHE_RUNS = 8;
 const TASK_CACHE_ROWS = 20_000;
 
-/** A task row, raw and validated against its environment, cached per run incarnation. */
-async function loadTask(spec: RolloutSpec, store: RunStore, env: AnyEnvironment, taskIndex: number): Promise<{ raw: Record<string, unknown>; parsed: any }> {
-  const runKey = `${spec.runDir}|${spec.epoch}|${env.name}`;
+/**
+ * A task row, raw and validated, with the environment and agent that play it: the run's, or those a
+ * routed row names (a run over several environments); cached per run incarnation.
+ */
+async function loadTask(spec: RolloutSpec, store: RunStore, taskIndex: number): Promise<LoadedTask> {
+  const runKey = `${spec.runDir}|${spec.epoch}`;
   let rows = taskCache.get(runKey);
   if (!rows) {
     if (taskCache.size >= TASK_CACHE_RUNS) taskCache.delete(taskCache.keys().next().value!);
@@ -78,10 +88,12 @@ async function loadTask(spec: RolloutSpec, store: RunStore, env: AnyEnvironment,
   const hit = rows.get(taskIndex);
   if (hit) return hit;
   const raw = await store.readTask(taskIndex);
+  const routed = rowEnvRef(raw);
+  const env = resolveEnvironment(routed ?? spec.env);
   const parsed = env.taskSchema.safeParse(raw);
   if (!parsed.success) throw new GymError('BAD_TASK', `task ${taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
   if (rows.size >= TASK_CACHE_ROWS) rows.clear();
-  const row = { raw, parsed: parsed.data };
+  const row = { raw, parsed: parsed.data, env, agent: routed ? (env.agent ?? 'simple_agent') : spec.agent };
   rows.set(taskIndex, row);
   return row;
 }
@@ -226,7 +238,6 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   async function playTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
     const startedAtMs = Date.now();
     const store = new RunStore(spec.runDir);
-    const env = resolveEnvironment(spec.env);
     const entries = await journal.read();
     let episode = episodeOf(entries);
     const earlierAttempt = episode.seed?.attemptIndex ?? 0;
@@ -241,7 +252,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       const recorded = await store.findRollout(rolloutId(key));
       if (recorded) return { done: true, toolCalls: 0, outcome: { status: 'recorded', reward: recorded.reward } };
       await inStage('seed', () => inSpan('seed', {}, async () => {
-        const task = (await loadTask(spec, store, env, key.taskIndex)).parsed;
+        const { parsed: task, env } = await loadTask(spec, store, key.taskIndex);
         const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
         const scheduledAt = scheduledAtMs();
         // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
@@ -250,7 +261,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       }));
       episode = episodeOf(await journal.read());
     }
-    const task = (await inStage('seed', () => loadTask(spec, store, env, key.taskIndex))).parsed;
+    const { parsed: task, env, agent } = await inStage('seed', () => loadTask(spec, store, key.taskIndex));
     let turn = episode.turns.find((t) => t.step === step)?.model;
     if (!turn) {
       await inStage('model', () => inSpan('model', { attributes: { 'gymflow.model.backend': spec.model.backend } }, () => callModel(spec, key, step, task, episode, journal)));
@@ -259,7 +270,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       turn = episode.turns.find((t) => t.step === step)!.model;
     }
     const model = turn;
-    const move = nextMove(spec.agent, shapeOf(model), step, spec.maxSteps);
+    const move = nextMove(agent, shapeOf(model), step, spec.maxSteps);
     if (move.kind === 'stop') return { done: true, toolCalls: 0 };
     if (move.kind === 'continue') return { done: false, toolCalls: 0 };
     const finished = episode.turns.find((t) => t.step === step);
@@ -292,8 +303,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     const store = new RunStore(spec.runDir);
     const id = rolloutId(key);
     const episode = episodeOf(await journal.read());
-    const env = resolveEnvironment(spec.env);
-    const { raw: row, parsed: task } = await inStage('verify', () => loadTask(spec, store, env, key.taskIndex));
+    const { raw: row, parsed: task, env } = await inStage('verify', () => loadTask(spec, store, key.taskIndex));
     // The attempt the journal was seeded for: a resumed run can finish a retry's attempt.
     const attemptIndex = episode.seed?.attemptIndex ?? key.attemptIndex;
     let verified = episode.verify;

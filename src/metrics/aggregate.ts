@@ -2,6 +2,7 @@
 // majority@k over the run's task set, per-task variance, counts, coverage and diagnostics
 // distributions. Pure; fed one rollout at a time, so a caller can stream a run of any size.
 import type { RolloutDiagnostics } from '../schemas/records';
+import type { GroupMetrics } from './breakdown';
 import { DiagnosticsAccumulator, type DiagnosticsGroup, type GroupKey } from './diagnostics';
 import { acrossRepeatsInterval, clusteredInterval } from './intervals';
 import { majorityAtKOverTasks, pass1AvgOfKOverTasks, passAtKOverTasks, type TaskSamples } from './pass-at-k';
@@ -79,6 +80,9 @@ export interface RunMetrics {
   failure_classes: Record<string, number>;
   /** Distributions of the per-rollout diagnostics, per environment, agent and model. */
   diagnostics: DiagnosticsGroup[];
+  /** A routed run's metrics over each agent's tasks, and over each environment's (src/metrics/breakdown.ts). */
+  per_agent?: Record<string, GroupMetrics>;
+  per_environment?: Record<string, GroupMetrics>;
 }
 
 /** One line of task_metrics.jsonl. */

@@ -72,10 +72,21 @@ function duplicateIndexProblems(lines: JsonlLine[]): string[] {
   return problems;
 }
 
-function rowProblems(line: JsonlLine, env: AnyEnvironment, notUtf8: Set<number>): string[] {
+/** A row's environment: the run's, or the one routing stamped on it (src/routing/row.ts). */
+type EnvironmentOfRow = (row: Record<string, unknown>, runEnv: AnyEnvironment) => AnyEnvironment;
+
+function rowProblems(line: JsonlLine, env: AnyEnvironment, envOfRow: EnvironmentOfRow, notUtf8: Set<number>): string[] {
   if (notUtf8.has(line.line)) return [`line ${line.line}: not valid UTF-8 (save the file as UTF-8)`];
   if (line.error !== undefined) return [`line ${line.line}: not valid JSON (${line.error})`];
-  return taskProblems(line.value, env).map((p) => `line ${line.line}: ${p}`);
+  let rowEnv = env;
+  if (line.value !== null && typeof line.value === 'object' && !Array.isArray(line.value)) {
+    try {
+      rowEnv = envOfRow(line.value as Record<string, unknown>, env);
+    } catch (e) {
+      return [`line ${line.line}: ${(e as Error).message}`];
+    }
+  }
+  return taskProblems(line.value, rowEnv).map((p) => `line ${line.line}: ${p}`);
 }
 
 /** What is wrong with one parsed row for an environment (field path first), or nothing. */
@@ -92,7 +103,7 @@ function problemsFile(inputFile: string): string {
   return path.join(os.tmpdir(), `gym-input-problems-${path.basename(inputFile)}-${tag}.txt`);
 }
 
-async function reportProblems(file: string, env: AnyEnvironment, problems: string[]): Promise<never> {
+async function reportProblems(file: string, env: AnyEnvironment | undefined, problems: string[]): Promise<never> {
   const shown = problems.slice(0, MAX_REPORTED);
   if (problems.length > MAX_REPORTED) {
     const listFile = problemsFile(file);
@@ -104,7 +115,7 @@ async function reportProblems(file: string, env: AnyEnvironment, problems: strin
       shown.push(`${more} (could not write the full list to ${listFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   }
-  throw new GymError('BAD_INPUT', `${file} has ${problems.length} problem(s) for environment "${env.name}"`, shown);
+  throw new GymError('BAD_INPUT', `${file} has ${problems.length} problem(s) for ${env ? `environment "${env.name}"` : 'the environments its rows are routed to'}`, shown);
 }
 
 export async function loadTasks(file: string, env: AnyEnvironment, limit?: number): Promise<LoadedTasks> {
@@ -120,14 +131,17 @@ export async function loadTasks(file: string, env: AnyEnvironment, limit?: numbe
   const used = limit === undefined ? lines : lines.slice(0, limit);
   const problems: string[] = [];
   const rows: Record<string, unknown>[] = [];
+  // Imported here: the registry loads every environment, which commands that only read a run never need.
+  const { environmentOfRow, ROW_ENVIRONMENT } = await import('../routing/row');
+  const routed = used.some((l) => l.value !== null && typeof l.value === 'object' && ROW_ENVIRONMENT in l.value);
   for (const line of used) {
-    const found = rowProblems(line, env, notUtf8);
+    const found = rowProblems(line, env, environmentOfRow, notUtf8);
     for (const p of found) problems.push(p);
     if (!found.length) rows.push(line.value as Record<string, unknown>);
   }
   // A loop, not push(...): a large file can have more duplicates than a call takes arguments.
   for (const p of duplicateIndexProblems(used)) problems.push(p);
-  if (problems.length) await reportProblems(file, env, problems);
+  if (problems.length) await reportProblems(file, routed ? undefined : env, problems);
   if (rows.length === 0) throw new GymError('BAD_INPUT', `${file} has no task rows`);
   const hash = createHash('sha256');
   for (const row of rows) hash.update(JSON.stringify(row) + '\n');

@@ -1,11 +1,15 @@
 // `gym eval run`: validate everything, then start a durable run and follow it to its metrics.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { environmentNames, resolveEnvironment } from '../../environments/registry';
-import { envKey, HarnessRef, type EnvRef } from '../../environments/ref';
+import { envKey, envLabel, HarnessRef, type EnvRef } from '../../environments/ref';
 import { getHarness } from '../../harnesses/registry';
+import { endpointsOf, unreachableEndpoints } from '../../gateway/probe';
+import { MATERIALIZED_INPUTS, resolveConfigRun } from '../../routing/from-config';
+import { writeFileAtomic } from '../../store/jsonl';
+import { configRunFlags, isNemoGymConfigFile } from './eval-run-config';
 import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
@@ -24,6 +28,18 @@ import { followRun, showIfComplete } from './follow';
 
 export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai|vllm|anthropic> --input <tasks.jsonl> --output <dir> [options]
        gym eval run --config configs/evals/<name>.yaml [options that override it]
+       gym eval run --config <NeMo Gym config.yaml> | config_paths=[a.yaml,b.yaml] [key=value +key=value ++key=value ...]
+                    (--input FILE | --split train|validation|benchmark) --output <dir> [options]
+                    every row to its agent (agent_map, fan_out, +agent_name / --agent-name) and environment (docs/configuration.md)
+
+  --dry-run            resolve the configuration, datasets and routing, check every row and that the model
+                       endpoints answer, print the plan, and start nothing
+  --split S            run the declared datasets of type S (train, validation or benchmark) of a NeMo Gym configuration
+  --agent-name NAME    send every row to this agent instance (NeMo Gym's +agent_name)
+  --env-yaml FILE      env.yaml merged after the configuration files (default ./env.yaml)
+  --search-dir DIR     where relative configuration and dataset paths are looked for first (repeatable)
+  --model-endpoint-timeout S   seconds to wait for model endpoints to answer (default 30; 0 skips the check;
+                       also model_endpoint_readiness_timeout_seconds)
 
   --limit N            use the first N task rows
   --num-repeats K      rollouts per task (default 1)
@@ -67,6 +83,12 @@ ${EXPORTERS_USAGE}`;
 
 const FLAGS = {
   config: { type: 'string', short: 'c' },
+  'dry-run': { type: 'boolean' },
+  split: { type: 'string' },
+  'agent-name': { type: 'string' },
+  'env-yaml': { type: 'string' },
+  'search-dir': { type: 'string', multiple: true },
+  'model-endpoint-timeout': { type: 'string' },
   env: { type: 'string' },
   'remote-url': { type: 'string' },
   'remote-tools': { type: 'string' },
@@ -111,8 +133,11 @@ const FLAGS = {
   ...EXPORTER_FLAGS,
 } as const;
 
+/** Flags only the command line takes: they steer reading a NeMo Gym configuration, or stop before the run. */
+const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'env-yaml', 'search-dir']);
+
 /** Every flag of `gym eval run`: the settings a config file (or the trigger API's request body) may hold. */
-export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(FLAGS));
+export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -228,13 +253,21 @@ function durabilityOf(values: Values, env: EnvRef): unknown {
 
 const warnOnStderr = (message: string) => process.stderr.write(`gym: warning: ${message}\n`);
 
-export function buildRunConfig(values: Values, warn: (message: string) => void = warnOnStderr): RunConfig {
-  const env = environmentFlag(values);
+/** A run from a NeMo Gym configuration: its rows name their environments; `env` is the first row's. */
+export interface RoutedRun {
+  env: EnvRef;
+  environments: EnvRef[];
+}
+
+export function buildRunConfig(values: Values, warn: (message: string) => void = warnOnStderr, routed?: RoutedRun): RunConfig {
+  if (routed && values.env !== undefined) throw new GymError('BAD_FLAG', '--env does not go with a NeMo Gym configuration: each row is played against the environment its agent or task_source names');
+  const env = routed ? routed.env : environmentFlag(values);
   const envName = envKey(env);
   requireFlag(values, 'model', EVAL_RUN_USAGE);
-  const inputFile = path.resolve(requireFlag(values, 'input', EVAL_RUN_USAGE));
-  if (!existsSync(inputFile)) throw new GymError('NOT_FOUND', `--input file ${inputFile} does not exist`);
   const runDir = path.resolve(requireFlag(values, 'output', EVAL_RUN_USAGE));
+  // A routed run plays the rows it wrote into its folder (the limit was applied to the input before routing).
+  const inputFile = routed ? path.join(runDir, MATERIALIZED_INPUTS) : path.resolve(requireFlag(values, 'input', EVAL_RUN_USAGE));
+  if (!routed && !existsSync(inputFile)) throw new GymError('NOT_FOUND', `--input file ${inputFile} does not exist`);
   const runId = (values['run-id'] as string | undefined) ?? defaultRunId(runDir);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY, fallback: 8 })!;
   const parsed = RunConfig.safeParse({
@@ -245,7 +278,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     model: modelSpec(values, '', envName, runDir),
     judgeModel: modelSpec(values, 'judge-', envName, runDir),
     numRepeats: intFlag(values, 'num-repeats', { min: 1, fallback: 1 }),
-    limit: intFlag(values, 'limit', { min: 1 }),
+    limit: routed ? undefined : intFlag(values, 'limit', { min: 1 }),
     concurrency,
     shards: intFlag(values, 'shards', { min: 1, max: MAX_SHARDS, fallback: defaultShards(concurrency) }),
     taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
@@ -255,8 +288,9 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     countAsZero: failureClassesFlag(values, 'count-as-zero'),
     exporters: exportersFromFlags(values, warn),
   });
-  if (parsed.success && !parsed.data.judgeModel && resolveEnvironment(env).requiresJudge) {
-    throw new GymError('BAD_FLAG', `environment "${env.name}" grades with an LLM judge: pass --judge-model (mock or openai)`);
+  const judged = (routed?.environments ?? [env]).find((e) => resolveEnvironment(e).requiresJudge);
+  if (parsed.success && !parsed.data.judgeModel && judged) {
+    throw new GymError('BAD_FLAG', `environment "${judged.name}" grades with an LLM judge: pass --judge-model (mock or openai)`);
   }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -266,18 +300,64 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   return parsed.data;
 }
 
+/** Whether the command line runs a NeMo Gym configuration rather than flags or a flat eval file. */
+function isNemoGymRun(values: Values, positionals: string[]): boolean {
+  if (positionals.length > 0 || values.split !== undefined || values['agent-name'] !== undefined) return true;
+  return typeof values.config === 'string' && isNemoGymConfigFile(values.config);
+}
+
 export async function evalRun(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, FLAGS, EVAL_RUN_USAGE);
   if (values.help) return say(EVAL_RUN_USAGE);
-  if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
-  const fromFile = values.config ? readConfigFile(values.config, EVAL_RUN_FLAG_NAMES) : {};
-  const config = buildRunConfig({ ...fromFile, ...values });
-  const follow = { minCoverage: minCoverageFlag({ ...fromFile, ...values }), reconnectTimeoutMs: reconnectTimeoutMs({ ...fromFile, ...values }) };
-  const gate = gateFlags({ ...fromFile, ...values });
-  const datasetHash = await validateRunInput(config);
+  const nemoGym = isNemoGymRun(values, positionals);
+  if (!nemoGym) for (const flag of ['env-yaml', 'search-dir'] as const) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
+  let config: RunConfig;
+  let datasetHash: string;
+  let materialized: string[] | undefined;
+  let settings: Values;
+  let endpointTimeout: unknown;
+  if (nemoGym) {
+    const run = await resolveConfigRun({
+      files: values.config ? [values.config] : [],
+      overrides: positionals,
+      envYaml: values['env-yaml'],
+      searchDirs: values['search-dir'],
+      input: values.input,
+      split: values.split,
+      agent: values['agent-name'],
+      limit: intFlag(values, 'limit', { min: 1 }),
+      cwd: process.cwd(),
+      env: process.env,
+    });
+    for (const w of run.warnings) warnOnStderr(w);
+    settings = { ...configRunFlags(run), ...values };
+    config = buildRunConfig(settings, warnOnStderr, { env: run.environments[0]!, environments: run.environments });
+    datasetHash = run.datasetHash;
+    materialized = run.lines;
+    endpointTimeout = run.keys.model_endpoint_readiness_timeout_seconds;
+    for (const line of run.summary) logger.info(line);
+    if (values['dry-run']) for (const line of run.summary) say(line);
+  } else {
+    if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
+    const fromFile = values.config ? readConfigFile(values.config, EVAL_RUN_FLAG_NAMES) : {};
+    settings = { ...fromFile, ...values };
+    config = buildRunConfig(settings);
+    datasetHash = await validateRunInput(config);
+    if (values['dry-run']) say(`input: ${config.inputFile}: checked for environment ${envLabel(config.env)}`);
+  }
+  const follow = { minCoverage: minCoverageFlag(settings), reconnectTimeoutMs: reconnectTimeoutMs(settings) };
+  const gate = gateFlags(settings);
+  // A dry run checks the endpoints of any run; a NeMo Gym configuration's run checks them before it starts, as NeMo Gym does.
+  if (values['dry-run'] || nemoGym) await checkEndpoints(config, endpointSeconds(values, endpointTimeout), say, !!values['dry-run']);
+  if (values['dry-run']) {
+    say(`rollouts: ${materialized ? materialized.length : 'every task'} × ${config.numRepeats} repeat(s) → ${config.runDir}`);
+    say('dry run: everything checked; nothing was started');
+    return;
+  }
   const session = await openSession(say);
   try {
     const { manifest, resumed } = await prepareRun(config, datasetHash);
+    if (materialized) await writeMaterialized(config.inputFile, materialized);
     let finished = resumed && (await showIfComplete(session, manifest, say, follow));
     if (!finished) {
       const handle = await startRun(session.client, manifest);
@@ -289,4 +369,40 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   } finally {
     await session.close();
   }
+}
+
+const DEFAULT_ENDPOINT_TIMEOUT_S = 30;
+
+function endpointSeconds(values: Values, fromConfig: unknown): number {
+  if (values['model-endpoint-timeout'] !== undefined) return numberFlag(values, 'model-endpoint-timeout', { min: 0, max: 3600 })!;
+  if (fromConfig === undefined || fromConfig === null) return DEFAULT_ENDPOINT_TIMEOUT_S;
+  if (typeof fromConfig !== 'number' || fromConfig < 0) throw new GymError('BAD_INPUT', `model_endpoint_readiness_timeout_seconds must be a number of seconds (0 skips the check), got ${JSON.stringify(fromConfig)}`);
+  return fromConfig;
+}
+
+async function checkEndpoints(config: RunConfig, seconds: number, say: (line: string) => void, report: boolean): Promise<void> {
+  const endpoints = [...endpointsOf('model', config.model), ...endpointsOf('judge model', config.judgeModel)];
+  if (seconds === 0 || endpoints.length === 0) {
+    if (report) say(endpoints.length ? 'model endpoints: not checked (timeout 0)' : 'model endpoints: none (mock model)');
+    return;
+  }
+  const dead = await unreachableEndpoints(endpoints, seconds * 1000);
+  if (dead.length) {
+    throw new GymError(
+      'UNREACHABLE',
+      `${dead.length} model endpoint(s) never answered within ${seconds}s; nothing was started`,
+      [
+        ...dead.map((d) => `${d.endpoint.role}: ${d.endpoint.url || '(none)'} (${d.reason})`),
+        'any HTTP answer, even 401 or 404, counts: check the URL (curl -i <url>/models), or wait longer with --model-endpoint-timeout S (0 skips the check)',
+      ],
+    );
+  }
+  if (report) for (const e of endpoints) say(`${e.role}: ${e.url} answers`);
+}
+
+/** Writes the routed rows into the run folder, unless it already holds exactly these (a resumed run). */
+async function writeMaterialized(file: string, lines: string[]): Promise<void> {
+  const text = lines.map((l) => l + '\n').join('');
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return;
+  await writeFileAtomic(file, text);
 }

@@ -2,7 +2,9 @@
 // rollout or plays the environment's oracle (oracles.ts), answering with real token ids. Same spec, task, rollout
 // id and history → same answer, so tests, demos and benchmarks are reproducible.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { getEnvironment } from '../../../environments/registry';
+import { envKey } from '../../../environments/ref';
+import { getEnvironment, resolveEnvironment } from '../../../environments/registry';
+import { rowEnvRef } from '../../../routing/row';
 import type { AnyEnvironment } from '../../../environments/types';
 import { inputItems, type ConversationItem, type ResponseObject } from '../../../schemas/responses';
 import { TaskRow } from '../../../schemas/task';
@@ -63,8 +65,12 @@ function plainMessage(text: string): ConversationItem {
 
 export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
   // Looked up at registration, so a misspelt environment fails there rather than on the first call.
-  const env: AnyEnvironment = getEnvironment(spec.env);
-  const oracle = oracleFor(spec.env);
+  const runEnv: AnyEnvironment = getEnvironment(spec.env);
+  const runOracle = oracleFor(spec.env);
+  const environmentOf = (row: TaskRow) => {
+    const ref = rowEnvRef(row);
+    return ref ? { env: resolveEnvironment(ref), oracle: oracleFor(envKey(ref)) } : { env: runEnv, oracle: runOracle };
+  };
 
   async function longestRecordingMatch(items: CanonicalPrefix): Promise<PrefixMatch<RecordedRollout> | undefined> {
     let best: PrefixMatch<RecordedRollout> | undefined;
@@ -82,6 +88,8 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
       return [];
     };
     if (!task) return skip('no task row matches this conversation, so there is no oracle to play');
+    // A routed run's rows each name their environment; the mock plays that one's oracle.
+    const { env, oracle } = environmentOf(task.rows[0]!);
     if (!oracle) return skip('the environment has no oracle');
     const parsed = env.taskSchema.safeParse(task.rows[0]);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
@@ -94,7 +102,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
     let task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
     // A harness's conversation starts with its own system prompt, so its task is found by prompt instead.
-    if (!task && spec.tasks_file && env.sandboxed) task = (await files.prompts.get(spec.tasks_file)).match(items);
+    if (!task && spec.tasks_file && runEnv.sandboxed) task = (await files.prompts.get(spec.tasks_file)).match(items);
     const match = recording ?? task;
     if (!match) {
       ctx.log.warn({ env: spec.env, tasks_file: spec.tasks_file, replay_files: spec.replay_files }, 'mock: no task matches the request input; answering with a plain message');

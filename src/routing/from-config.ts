@@ -1,0 +1,207 @@
+// `gym eval run` from a NeMo Gym configuration: the input (a file, or the declared datasets of a --split),
+// each row routed to its agent and environment and validated, the policy model taken from the agents'
+// model server, every problem reported at once before anything starts. Gives the rows the run will play.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { configError, findFile, loadConfig, type LoadOptions, type LoadedConfig } from '../config/load';
+import { isMap } from '../config/tree';
+import { collate } from '../datasets/collate';
+import { declaredDatasets, type DeclaredDataset } from '../datasets/declared';
+import { envLabel, type EnvRef } from '../environments/ref';
+import { resolveEnvironment } from '../environments/registry';
+import { GymError } from '../errors';
+import { taskProblems } from '../tasks/load';
+import { PACKAGE_ROOT } from '../util/paths';
+import { routingGraph, type RoutingGraph } from './graph';
+import { RoutingSettings, routeRows, settingsProblems, type RoutedRow } from './route';
+import { ROW_ENVIRONMENT } from './row';
+
+/** The routed rows a run plays, written into its folder (NeMo Gym's materialized inputs). */
+export const MATERIALIZED_INPUTS = 'materialized_inputs.jsonl';
+
+export const SPLITS = ['train', 'validation', 'benchmark'] as const;
+
+export interface ConfigRunRequest {
+  readonly files: readonly string[];
+  readonly overrides: readonly string[];
+  readonly envYaml?: string;
+  readonly searchDirs?: readonly string[];
+  /** Flags that win over the configuration's keys. */
+  readonly input?: string;
+  readonly split?: string;
+  readonly agent?: string;
+  readonly limit?: number;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ConfigRun {
+  readonly loaded: LoadedConfig;
+  /** The configuration's run keys (NeMo Gym's names), for the settings flags did not give. */
+  readonly keys: Record<string, unknown>;
+  /** Every row to play, stamped with its agent and environment, as JSON lines. */
+  readonly lines: string[];
+  readonly datasetHash: string;
+  /** The environments the rows are played against, the first row's first. */
+  readonly environments: EnvRef[];
+  /** The policy model server the routed agents use, when they agree on one. */
+  readonly modelServer: { name: string; implementation: string; config: Record<string, unknown> } | undefined;
+  /** What the run will do, for the dry run's report and the log. */
+  readonly summary: string[];
+  readonly warnings: string[];
+}
+
+type Problems = string[];
+
+export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun> {
+  const opts: LoadOptions = { files: req.files, overrides: req.overrides, cwd: req.cwd, env: req.env, envYaml: req.envYaml, searchDirs: req.searchDirs, installRoot: PACKAGE_ROOT };
+  const loaded = loadConfig(opts);
+  const { datasets, problems: declarationProblems } = declaredDatasets(loaded);
+  if (declarationProblems.length) throw configError(declarationProblems);
+  const graph = routingGraph(loaded);
+  const keys = loaded.config;
+  const warnings = [...loaded.warnings];
+  const problems: Problems = [];
+  let inputKnown = true;
+
+  const settings = RoutingSettings.safeParse({ agent_name: req.agent ?? keys.agent_name ?? undefined, agent_map: keys.agent_map ?? undefined, fan_out: keys.fan_out ?? undefined });
+  if (!settings.success) for (const i of settings.error.issues) problems.push(`${i.path.join('.')}: ${i.message}`);
+  else problems.push(...settingsProblems(settings.data, graph));
+
+  const split = req.split ?? (typeof keys.split === 'string' ? keys.split : undefined);
+  const inputFile = req.input ?? (typeof keys.input_jsonl_fpath === 'string' ? keys.input_jsonl_fpath : undefined);
+  const refuse = (problem: string) => {
+    problems.push(problem);
+    inputKnown = false;
+  };
+  if (split !== undefined && inputFile !== undefined) refuse(`--split ${split} and --input (input_jsonl_fpath) do not go together: a split runs the datasets the configuration declares; drop one`);
+  else if (split === undefined && inputFile === undefined) refuse('nothing to run: give --input FILE (input_jsonl_fpath), or --split train|validation|benchmark to run the declared datasets');
+  if (split !== undefined) splitProblems(split, datasets).forEach(refuse);
+
+  // The rows can be routed only once the input is known; the problems found so far are reported with theirs.
+  let input: { rows: Record<string, unknown>[]; from: string } | undefined;
+  if (inputKnown) {
+    input = split !== undefined ? await splitRows(split, datasets, opts) : readRows(path.resolve(req.cwd, inputFile!), problems);
+  }
+  const limit = req.limit ?? (typeof keys.limit === 'number' ? keys.limit : undefined);
+  const rows = input ? (limit === undefined ? input.rows : input.rows.slice(0, limit)) : [];
+  const routed = input && settings.success ? routeRows(rows, settings.data, graph) : undefined;
+  if (routed) {
+    problems.push(...routed.problems);
+    warnings.push(...routed.warnings);
+    problems.push(...rowProblems(routed.rows));
+  }
+  if (problems.length) throw new GymError('BAD_INPUT', `the run cannot start: ${problems.length} problem(s) in its configuration, routing or data (nothing was started)`, problems);
+  if (routed!.rows.length === 0) throw new GymError('BAD_INPUT', `${input!.from} has no task rows`);
+
+  const lines = materialize(routed!.rows);
+  const hash = createHash('sha256');
+  for (const line of lines) hash.update(line + '\n');
+  const agentsUsed = [...new Set(routed!.rows.map((r) => r.agent))];
+  return {
+    loaded,
+    keys,
+    lines,
+    datasetHash: hash.digest('hex'),
+    environments: uniqueEnvs(routed!.rows.map((r) => r.env)),
+    modelServer: modelServerOf(agentsUsed, graph),
+    summary: summarize(routed!.rows, input!.from, split),
+    warnings,
+  };
+}
+
+function splitProblems(split: string, datasets: readonly DeclaredDataset[]): Problems {
+  if (split === 'example') {
+    return ['--split example: example datasets are smoke-test samples, not a runnable split; run one with --input <its jsonl_fpath>'];
+  }
+  if (!(SPLITS as readonly string[]).includes(split)) return [`--split must be one of ${SPLITS.join(', ')}, got "${split}"`];
+  if (datasets.some((d) => d.type === split)) return [];
+  const declared = datasets.map((d) => `${d.instance}: ${d.name} (type: ${d.type})`);
+  return [`No dataset of type \`${split}\` is declared in this configuration, so \`--split ${split}\` has nothing to run. Declared datasets: ${declared.length ? declared.join('; ') : 'none'}`];
+}
+
+/** A split's rows: its declared datasets collated (validated, stamped with task_source) into a scratch folder. */
+async function splitRows(split: string, datasets: readonly DeclaredDataset[], opts: LoadOptions): Promise<{ rows: Record<string, unknown>[]; from: string }> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'gym-split-'));
+  try {
+    await collate({
+      datasets: datasets.filter((d) => d.type === split),
+      mode: split === 'benchmark' ? 'benchmark' : 'train_preparation',
+      outputDir: scratch,
+      locate: (d) => findFile(d.jsonl_fpath, opts, d.declaredIn, `${d.declaredIn ?? 'configuration'}: dataset ${d.instance}/${d.name}`),
+    });
+    const text = readFileSync(path.join(scratch, `${split}.jsonl`), 'utf8');
+    return { rows: text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>), from: `the ${split} datasets` };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function readRows(file: string, problems: Problems): { rows: Record<string, unknown>[]; from: string } | undefined {
+  if (!existsSync(file)) {
+    problems.push(`--input file ${file} does not exist`);
+    return undefined;
+  }
+  const rows: Record<string, unknown>[] = [];
+  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
+    if (!text.trim()) return;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isMap(value)) rows.push(value as Record<string, unknown>);
+      else problems.push(`${file}:${i + 1}: a task row must be a JSON object`);
+    } catch (e) {
+      problems.push(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+  });
+  return { rows, from: file };
+}
+
+/** Each routed row checked against the environment it will be played against, naming its input line and agent. */
+function rowProblems(rows: readonly RoutedRow[]): Problems {
+  const out: Problems = [];
+  for (const r of rows) {
+    const env = resolveEnvironment(r.env);
+    for (const p of taskProblems(r.row, env)) out.push(`line ${r.source + 1} (agent ${r.agent}, environment ${env.name}): ${p}`);
+  }
+  return out;
+}
+
+/**
+ * The rows as the run's task file: each stamped with its environment. A task played by several agents
+ * becomes one task per agent, so indices are then given by position (every record keeps its own pair).
+ */
+function materialize(rows: readonly RoutedRow[]): string[] {
+  const fannedOut = new Set(rows.map((r) => r.source)).size !== rows.length;
+  return rows.map((r) => {
+    const { _ng_task_index: index, ...rest } = r.row;
+    return JSON.stringify({ ...rest, ...(fannedOut || index === undefined ? {} : { _ng_task_index: index }), [ROW_ENVIRONMENT]: r.env });
+  });
+}
+
+function uniqueEnvs(envs: readonly EnvRef[]): EnvRef[] {
+  const seen = new Map<string, EnvRef>();
+  for (const e of envs) if (!seen.has(envLabel(e))) seen.set(envLabel(e), e);
+  return [...seen.values()];
+}
+
+function modelServerOf(agents: readonly string[], graph: RoutingGraph): ConfigRun['modelServer'] {
+  const names = [...new Set(agents.map((a) => graph.agents.get(a)?.modelServer).filter((m): m is string => !!m))];
+  if (names.length !== 1) return undefined;
+  const server = graph.models.get(names[0]!);
+  return server ? { name: server.name, implementation: server.implementation, config: server.config } : undefined;
+}
+
+function summarize(rows: readonly RoutedRow[], from: string, split: string | undefined): string[] {
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.agent} → ${envLabel(r.env)}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [
+    `input: ${from}${split ? ` (split ${split})` : ''}: ${new Set(rows.map((r) => r.source)).size} rows, ${rows.length} tasks after routing`,
+    ...[...counts.entries()].map(([k, n]) => `  ${k}: ${n} tasks`),
+  ];
+}
