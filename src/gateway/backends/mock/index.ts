@@ -65,6 +65,14 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
   // Looked up at registration, so a misspelt environment fails there rather than on the first call.
   const env: AnyEnvironment = getEnvironment(spec.env);
   const oracle = oracleFor(spec.env);
+  // Every call of a rollout matches the same row of the cached task file: validated once per row, not per
+  // call (a reloaded file brings new row objects). Oracles only read the task they are given.
+  const parsedRows = new WeakMap<TaskRow, ReturnType<AnyEnvironment['taskSchema']['safeParse']>>();
+  const parsedTask = (row: TaskRow) => {
+    let parsed = parsedRows.get(row);
+    if (!parsed) parsedRows.set(row, (parsed = env.taskSchema.safeParse(row)));
+    return parsed;
+  };
 
   async function longestRecordingMatch(items: CanonicalPrefix): Promise<PrefixMatch<RecordedRollout> | undefined> {
     let best: PrefixMatch<RecordedRollout> | undefined;
@@ -83,7 +91,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     };
     if (!task) return skip('no task row matches this conversation, so there is no oracle to play');
     if (!oracle) return skip('the environment has no oracle');
-    const parsed = env.taskSchema.safeParse(task.rows[0]);
+    const parsed = parsedTask(task.rows[0]!);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
     return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings, tools: request.tools ?? [] });
   }
