@@ -14,22 +14,31 @@ export const ContentPart = z.looseObject({ type: z.string() });
 /**
  * A numeric array checked in one loop. Token ids ride along in every later request of a rollout, so they
  * are validated thousands of times per rollout; z.array(z.number()) costs a check object per element and
- * a copy, ~12x the time of this loop (measured), for the same verdict.
+ * a copy, ~12x the time of this loop (measured), for the same verdict. Each kind has its own loop: one
+ * loop calling a passed-in predicate per element ran ~15x slower again (measured, a call V8 did not inline).
  */
-function numberArray(what: string, accept: (x: unknown) => boolean) {
-  return z.custom<number[]>((value) => {
-    if (!Array.isArray(value)) return false;
-    for (const x of value) if (!accept(x)) return false;
-    return true;
-  }, `expected an array of ${what}`);
-}
-const isFiniteNumber = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+const integerArray = z.custom<number[]>((value) => {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const x: unknown = value[i];
+    if (typeof x !== 'number' || !Number.isInteger(x)) return false;
+  }
+  return true;
+}, 'expected an array of integers');
+const finiteArray = z.custom<number[]>((value) => {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const x: unknown = value[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) return false;
+  }
+  return true;
+}, 'expected an array of numbers');
 
 /** Token ids a policy produced for one generation; NeMo Gym puts them on the last output item of a turn. */
 export const TrainingTokens = {
-  prompt_token_ids: numberArray('integers', Number.isInteger).optional(),
-  generation_token_ids: numberArray('integers', Number.isInteger).optional(),
-  generation_log_probs: numberArray('numbers', isFiniteNumber).optional(),
+  prompt_token_ids: integerArray.optional(),
+  generation_token_ids: integerArray.optional(),
+  generation_log_probs: finiteArray.optional(),
 };
 
 export const MessageItem = z.looseObject({

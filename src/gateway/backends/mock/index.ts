@@ -71,6 +71,14 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     const ref = rowEnvRef(row);
     return ref ? { env: resolveEnvironment(ref), oracle: oracleFor(envKey(ref)) } : { env: runEnv, oracle: runOracle };
   };
+  // Every call of a rollout matches the same row of the cached task file: validated once per row, not per
+  // call (a reloaded file brings new row objects). Oracles only read the task they are given.
+  const parsedRows = new WeakMap<TaskRow, ReturnType<AnyEnvironment['taskSchema']['safeParse']>>();
+  const parsedTask = (row: TaskRow, env: AnyEnvironment) => {
+    let parsed = parsedRows.get(row);
+    if (!parsed) parsedRows.set(row, (parsed = env.taskSchema.safeParse(row)));
+    return parsed;
+  };
 
   async function longestRecordingMatch(items: CanonicalPrefix): Promise<PrefixMatch<RecordedRollout> | undefined> {
     let best: PrefixMatch<RecordedRollout> | undefined;
@@ -91,7 +99,7 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     // A routed run's rows each name their environment; the mock plays that one's oracle.
     const { env, oracle } = environmentOf(task.rows[0]!);
     if (!oracle) return skip('the environment has no oracle');
-    const parsed = env.taskSchema.safeParse(task.rows[0]);
+    const parsed = parsedTask(task.rows[0]!, env);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
     return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings, tools: request.tools ?? [] });
   }

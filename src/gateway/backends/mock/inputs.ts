@@ -118,14 +118,28 @@ const RECHECK_MS = 1000;
 /** Caches one value per file version, checked at most once a second; concurrent first calls share one load. */
 export class FileCache<T> {
   private readonly entries = new Map<string, { version: string; value: Promise<T>; checkedAt: number }>();
+  /** A recheck in progress per file: calls arriving meanwhile wait for it instead of each making its own stat. */
+  private readonly checking = new Map<string, Promise<T>>();
 
   constructor(private readonly load: (text: string, path: string) => T) {}
 
-  async get(file: string): Promise<T> {
+  get(file: string): Promise<T> {
     const path = resolve(file);
     const cached = this.entries.get(path);
     // A stat per model call was a third of a single-turn rollout's cost: a version is trusted this long.
     if (cached && performance.now() - cached.checkedAt < RECHECK_MS) return cached.value;
+    let check = this.checking.get(path);
+    if (!check) {
+      check = this.check(path);
+      this.checking.set(path, check);
+      const done = () => void (this.checking.get(path) === check && this.checking.delete(path));
+      check.then(done, done);
+    }
+    return check;
+  }
+
+  private async check(path: string): Promise<T> {
+    const cached = this.entries.get(path);
     let info;
     try {
       info = await stat(path);
