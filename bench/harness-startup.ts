@@ -1,7 +1,7 @@
 // Harness start-up per CLI in the local (bubblewrap) sandbox, and many sandboxed harness rollouts at once.
 //   node --import tsx bench/harness-startup.ts [--harnesses pi,opencode,...] [--repeats 3] [--concurrent 32]
 // Start-up: a no-op rollout (the mock model, played wrong, answers the first call with "done"): seconds from
-// the sandbox being up to the harness's first model call reaching the gateway, and the harness's whole run.
+// the harness's spawn in its sandbox to its first model call reaching the gateway, and the harness's whole run.
 // Concurrency: --concurrent pi rollouts (mock, played right) at once, then the sandboxes and harness
 // processes left behind are counted (both must be 0). The gateway runs in this process.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,7 +15,9 @@ import { requireInstalled } from '../src/harnesses/install';
 import { getHarness, harnessNames } from '../src/harnesses/registry';
 import { runHarnessRollout } from '../src/harnesses/run';
 import { attemptCalls } from '../src/harnesses/trajectory';
+import type { ExecOptions, SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
+import type { ExecRequest } from '../src/sandboxes/schema';
 import { GymError } from '../src/errors';
 import { measure, printResults, type CaseResult } from './lib/cases';
 import { parseFlags, runMain } from './lib/flags';
@@ -42,6 +44,31 @@ interface Played {
   calls: number;
 }
 
+/** The local provider, noting when a sandbox starts `command` (the harness's spawn, after the files are written). */
+function spawnNoting(provider: SandboxProvider, command: string, spawned: (at: number) => void): SandboxProvider {
+  const bound = <T extends object>(target: T, key: string | symbol) => {
+    const value = Reflect.get(target, key);
+    return typeof value === 'function' ? value.bind(target) : value;
+  };
+  return new Proxy(provider, {
+    get: (target, key) =>
+      key !== 'create'
+        ? bound(target, key)
+        : async (spec: Parameters<SandboxProvider['create']>[0]) => {
+            const sandbox = await target.create(spec);
+            return new Proxy(sandbox, {
+              get: (inner, k) =>
+                k !== 'exec'
+                  ? bound(inner, k)
+                  : (request: ExecRequest, options?: ExecOptions) => {
+                      if (request.command[0] === command) spawned(Date.now());
+                      return inner.exec(request, options);
+                    },
+            });
+          },
+  });
+}
+
 let attempts = 0;
 async function playOnce(gateway: Gateway, harnessName: string, accuracy: number): Promise<Played> {
   const harness = getHarness(harnessName);
@@ -50,11 +77,11 @@ async function playOnce(gateway: Gateway, harnessName: string, accuracy: number)
     const model = gateway.register({ backend: 'mock', env: 'swe_repair', tasks_file: TASKS, accuracy });
     const rollout = `${harnessName}-${++attempts}`;
     const scope = gateway.registerRollout({ id: `${rollout}.a1.t1`, rollout_id: rollout, attempt: 1, run_dir: runDir, model });
-    let sandboxUp = 0;
+    let spawnedAt = 0;
     try {
       const run = await runHarnessRollout({
         harness,
-        provider: await sandboxProvider('local'),
+        provider: spawnNoting(await sandboxProvider('local'), requireInstalled(harness).command, (at) => (spawnedAt = at)),
         env,
         task,
         labels: { run: RUN_LABEL, rollout, attempt: 1, user: os.userInfo().username },
@@ -62,11 +89,10 @@ async function playOnce(gateway: Gateway, harnessName: string, accuracy: number)
         apiKey: gateway.token,
         model,
         timeoutMs: TIMEOUT_MS,
-        onSandbox: () => (sandboxUp = Date.now()),
       });
       const calls = await attemptCalls(runDir, scope.id);
       const first = calls.map((c) => c.started_at).filter((t): t is number => t !== undefined).sort((a, b) => a - b)[0];
-      return { exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, reward: run.verify?.reward, firstCallMs: first === undefined ? undefined : first - sandboxUp, calls: calls.length };
+      return { exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, reward: run.verify?.reward, firstCallMs: first === undefined ? undefined : first - spawnedAt, calls: calls.length };
     } finally {
       gateway.unregisterRollout(scope.id);
     }
