@@ -13,6 +13,8 @@ import type { Gateway } from '../src/gateway/server';
 import { sandboxProvider } from '../src/sandboxes/registry';
 import type { RolloutRecord } from '../src/schemas/records';
 import type { ResponseObject } from '../src/schemas/responses';
+import { readManifest } from '../src/runs/client';
+import type { SandboxLabels } from '../src/sandboxes/schema';
 import { rolloutId } from '../src/schemas/task';
 import { RunStore } from '../src/store/run-store';
 import type { RolloutKey, RolloutSpec } from './rollout-steps';
@@ -30,6 +32,13 @@ function episodeResponse(id: string, trajectory: Trajectory): ResponseObject {
     output: trajectory.output,
     usage: { input_tokens: trajectory.inputTokens, output_tokens: trajectory.outputTokens, total_tokens: trajectory.inputTokens + trajectory.outputTokens },
   };
+}
+
+/** The run's own id (its manifest's), which `gym sandbox list|gc --run <id>` finds the sandbox by. */
+async function runIdOf(runDir: string): Promise<string> {
+  const manifest = await readManifest(runDir);
+  if (!manifest) throw new GymError('INTERNAL', `${runDir} has no manifest.json: a harness rollout runs only inside a started run`);
+  return manifest.run_id;
 }
 
 async function keepTrace(runDir: string, attemptId: string, trace: Record<string, unknown>): Promise<void> {
@@ -54,6 +63,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     if (!parsed.success) throw new GymError('BAD_TASK', `task ${key.taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
     const harness = getHarness(ref.name);
     const provider = await sandboxProvider(ref.sandbox);
+    const labels: SandboxLabels = { run: await runIdOf(spec.runDir), rollout: id, attempt, user: os.userInfo().username };
     const tryIndex = (tries.get(`${spec.runDir}|${id}`) ?? 0) + 1;
     tries.set(`${spec.runDir}|${id}`, tryIndex);
     const model = deps.gateway.register(spec.model);
@@ -66,7 +76,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
         provider,
         env,
         task: parsed.data,
-        labels: { run: path.basename(spec.runDir), rollout: id, attempt, user: os.userInfo().username },
+        labels,
         baseUrl: scope.baseUrl,
         apiKey: deps.gateway.token,
         model,
@@ -78,7 +88,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     }
     const calls = await attemptCalls(spec.runDir, scope.id);
     const { verify, ...trace } = run;
-    await keepTrace(spec.runDir, scope.id, { harness: harness.name, package: harness.install.package, ...trace, model_call_ids: calls.map((c) => c.call_id) });
+    await keepTrace(spec.runDir, scope.id, { harness: harness.name, package: harness.install.package, ...trace, sandbox_labels: labels, model_call_ids: calls.map((c) => c.call_id) });
     const failure = harnessFailure(harness, run, calls, ref.timeout_ms);
     if (failure) throw failure;
     const trajectory = trajectoryOf(calls);

@@ -26,7 +26,7 @@ import { parseRegistration, RolloutTable, type RolloutRegistrationInput, type Ro
 import { withOverrides, withTokenCeiling, type RequestShape } from './sampling';
 import { modelName, parseModelSpec, type ModelSpec, type ModelSpecInput } from './spec';
 import { chatStream, messagesStream, responsesStream, sseText, type SseEvent, type StreamProtocol } from './streams';
-import { ChatCompletionRequest, ResponsesRequest } from './wire';
+import { ChatCompletionRequest, ResponsesEdgeRequest, withoutHostedTools, type ResponsesRequest } from './wire';
 
 export const ROLLOUT_ID_HEADER = 'x-gymflow-rollout-id';
 export const CALL_ID_HEADER = 'x-gymflow-call-id';
@@ -200,9 +200,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const routes: Record<string, Record<string, Handler>> = {
     '/v1/responses': {
       POST: async (call) => {
-        const body = validateBody(ResponsesRequest, await call.body());
+        const body = validateBody(ResponsesEdgeRequest, await call.body());
         const { backend, ctx, prepare } = call.useModel(body.model);
-        const request = prepare({ ...body, stream: false }, 'responses');
+        const request = prepare({ ...(backend.hostedTools ? (body as ResponsesRequest) : withoutHostedTools(body)), stream: false }, 'responses');
         const result = () => backend.responses(request, ctx);
         if (!body.stream) return { body: await result() };
         return { stream: responsesStream({ model: body.model, request: body }), result };

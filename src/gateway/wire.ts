@@ -2,13 +2,37 @@
 // and the chat completion it returns or receives. Loose objects, so fields the gateway does not read
 // still reach an upstream model untouched.
 import { z } from 'zod';
-import { ResponseCreateParams, TrainingTokens } from '../schemas/responses';
+import { CustomTool, FunctionTool, ResponseCreateParams, TrainingTokens } from '../schemas/responses';
 
+/** What a backend is given: tools it can play (function and custom) only. */
 export const ResponsesRequest = ResponseCreateParams.extend({
   model: z.string().min(1),
   stream: z.boolean().nullish(),
 });
 export type ResponsesRequest = z.infer<typeof ResponsesRequest>;
+
+/**
+ * A Responses tool that is neither a function nor a custom tool: Codex's `namespace` (a group of
+ * function tools) and the hosted tools (`web_search`, `image_generation`, `file_search`…). Only an
+ * upstream Responses API knows what to do with one; every other backend gets the request without it.
+ */
+export const HostedTool = z.looseObject({
+  type: z.string().refine((type) => type !== 'function' && type !== 'custom', 'a function or custom tool needs a "name"'),
+});
+export type HostedTool = z.infer<typeof HostedTool>;
+
+/** A Responses request as callers send it, hosted and namespace tools included. */
+export const ResponsesEdgeRequest = ResponsesRequest.extend({
+  tools: z.array(z.union([FunctionTool, CustomTool, HostedTool])).nullish(),
+});
+export type ResponsesEdgeRequest = z.infer<typeof ResponsesEdgeRequest>;
+
+/** The request without the tools only an upstream Responses API can take (for the mock, vLLM, Anthropic, chat upstreams). */
+export function withoutHostedTools(request: ResponsesEdgeRequest): ResponsesRequest {
+  if (!request.tools) return request as ResponsesRequest;
+  const tools = request.tools.filter((t): t is FunctionTool | CustomTool => t.type === 'function' || t.type === 'custom');
+  return { ...request, tools } as ResponsesRequest;
+}
 
 export const ChatContentPart = z.looseObject({ type: z.string() });
 export const ChatContent = z.union([z.string(), z.array(ChatContentPart)]);

@@ -3,17 +3,26 @@
 import { jsonLines, textReport, toolCall } from './report';
 import { KEY_IN_FILE, type HarnessAdapter, type HarnessReport } from './types';
 
+/**
+ * `--json` prints `agent_event` lines: a tool call opens with `content_start` (contentType tool, its
+ * input) and closes with `content_end` (its output); `run_result` ends the run.
+ */
 function report(stdout: string): HarnessReport {
   const events = jsonLines(stdout);
   if (events.length === 0) return textReport(stdout);
-  const toolCalls = [];
+  const calls = new Map<string, ReturnType<typeof toolCall>>();
   let finalText = '';
   for (const event of events) {
-    const e = event.event ?? event;
-    if (e.type === 'tool_call' || e.type === 'tool-call') toolCalls.push(toolCall(e.toolName ?? e.name, e.input ?? e.args));
-    if (event.type === 'run_result') finalText = String(event.result ?? event.text ?? finalText);
+    const e = event.event ?? {};
+    if (e.contentType === 'tool' && e.type === 'content_start') calls.set(String(e.toolCallId), toolCall(e.toolName, e.input));
+    if (e.contentType === 'tool' && e.type === 'content_end') {
+      const known = calls.get(String(e.toolCallId)) ?? toolCall(e.toolName, {});
+      calls.set(String(e.toolCallId), { ...known, ...(e.output === undefined ? {} : { output: typeof e.output === 'string' ? e.output : JSON.stringify(e.output) }) });
+    }
+    if (e.type === 'done' && typeof e.text === 'string') finalText = e.text;
+    if (event.type === 'run_result' && typeof event.text === 'string') finalText = event.text;
   }
-  return { finalText, toolCalls };
+  return { finalText, toolCalls: [...calls.values()] };
 }
 
 export const cline: HarnessAdapter = {
@@ -24,11 +33,10 @@ export const cline: HarnessAdapter = {
   trainable: false,
   invocation(input) {
     const settings = `${input.home}/.cline/data/settings`;
-    const providers = {
-      version: 1,
-      lastUsedProvider: 'openai-compatible',
-      providers: { 'openai-compatible': { settings: { provider: 'openai-compatible', apiKey: KEY_IN_FILE, model: input.model, baseUrl: input.baseUrl } } },
-    };
+    // The shape `cline auth` writes: without `updatedAt` and `tokenSource` the entry is dropped and
+    // cline falls back to its own hosted provider (api.cline.bot), which the sandbox cannot reach.
+    const entry = { settings: { provider: 'openai-compatible', apiKey: KEY_IN_FILE, model: input.model, baseUrl: input.baseUrl }, updatedAt: '1970-01-01T00:00:00.000Z', tokenSource: 'manual' };
+    const providers = { version: 1, lastUsedProvider: 'openai-compatible', modes: {}, providers: { 'openai-compatible': entry } };
     return {
       files: [
         { path: `${settings}/providers.json`, content: JSON.stringify(providers) },

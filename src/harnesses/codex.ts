@@ -50,8 +50,7 @@ export const codex: HarnessAdapter = {
     return {
       files: [{ path: `${codexHome}/config.toml`, content: config }],
       env: { CODEX_HOME: codexHome },
-      // The multi-agent tool is a `namespace` tool, which the gateway's Responses edge does not take.
-      args: ['exec', '--json', '--skip-git-repo-check', '--ephemeral', '--dangerously-bypass-approvals-and-sandbox', '-c', 'web_search="disabled"', '-c', 'features.multi_agent=false', input.prompt],
+      args: ['exec', '--json', '--skip-git-repo-check', '--ephemeral', '--dangerously-bypass-approvals-and-sandbox', '-c', 'web_search="disabled"', input.prompt],
       keyEnv: KEY_ENV,
     };
   },

@@ -16,6 +16,8 @@ export function openAiCompatibleConfig(input: HarnessRunInput, schema: string, k
         },
       },
       model: `gw/${input.model}`,
+      // Only the gateway: kilo otherwise waits on model-list fetches for its own hosted providers.
+      enabled_providers: ['gw'],
       small_model: `gw/${input.model}`,
       autoupdate: false,
       share: 'disabled',

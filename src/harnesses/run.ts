@@ -113,15 +113,20 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
 }
 
 /**
- * Why a harness run that did not finish cleanly failed, as a rollout failure (never a zero reward): past
- * its deadline, stopped by the gateway's caps, a model call that failed, or the harness itself.
+ * Why a harness run failed, as a rollout failure (never a zero reward): past its deadline, stopped by
+ * the gateway's caps, ended on a failed model call, or the harness itself exiting non-zero. Some
+ * harnesses (pi) report a refused model call and exit 0, so the calls decide before the exit code does.
  */
 export function harnessFailure(harness: HarnessAdapter, run: HarnessRun, calls: readonly ModelCallRecord[], timeoutMs: number): GymError | undefined {
   if (run.timedOut) return new GymError('TIMEOUT', `harness ${harness.name} ran past its ${timeoutMs} ms deadline and was killed (its ${calls.length} model calls are kept in model_calls/)`);
+  const how = run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with status ${run.exitCode}`;
+  const capped = calls.find((c) => c.error?.code === 'rollout_cap_exceeded');
+  if (capped) return new GymError('CAP_EXCEEDED', `harness ${harness.name} was stopped by the rollout's cap and ${how}: ${capped.error!.message}`);
+  const last = calls.at(-1);
+  // A failed call followed by answered ones is one the harness retried: only ending on one is a failure.
+  if (last?.error) return new GymError('MODEL_ERROR', `harness ${harness.name} ${how} after its last model call failed (${last.error.code}: ${last.error.message})`);
   if (run.exitCode === 0) return undefined;
   const failed = [...calls].reverse().find((c) => c.error);
-  if (failed?.error?.code === 'rollout_cap_exceeded') return new GymError('CAP_EXCEEDED', `harness ${harness.name} was stopped by the rollout's cap: ${failed.error.message}`);
-  const how = run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with status ${run.exitCode}`;
   if (failed) return new GymError('MODEL_ERROR', `harness ${harness.name} ${how} after a failed model call (${failed.error!.code}: ${failed.error!.message})`);
   const tail = run.stderrTail.trim().split('\n').slice(-5).join('\n');
   return new GymError('ENV_ERROR', `harness ${harness.name} ${how}${tail ? `:\n${tail}` : ''}`);

@@ -1,16 +1,25 @@
 // Real harness CLIs (installed from npm by `gym setup --harnesses`, as .ci/run does) play swe_repair tasks
-// under a durable run: real Temporal dev server, real gateway and mock model, real local (bubblewrap) sandbox.
+// under durable runs: one real Temporal dev server, real gateway and mock model, real local (bubblewrap)
+// sandboxes. Every run starts at once, so the file takes about as long as its slowest harness.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isGymError } from '../../src/errors';
+import { parseModelSpec } from '../../src/gateway/spec';
+import type { RunConfig } from '../../src/runs/manifest';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import { exportTraining } from '../../src/training/export';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const TASKS = path.resolve(import.meta.dirname, '../../src/environments/swe_repair/data/example.jsonl');
-/** The harnesses CI installs (.ci/run): those that run end to end here. */
-const HARNESSES = ['pi', 'opencode', 'codex', 'claude-code'] as const;
+/** Every harness CI installs (.ci/run); cline is evaluation-only. */
+const HARNESSES = ['pi', 'opencode', 'codex', 'claude-code', 'kilo', 'openclaw', 'cline'] as const;
+const TRAINABLE = HARNESSES.filter((h) => h !== 'cline');
+/** kilo and openclaw need tens of CPU-seconds before their first call: generous on a shared 2-core machine. */
+const HARNESS_TIMEOUT_MS = 420_000;
+const TEST_TIMEOUT_MS = 900_000;
+const UNREACHABLE_KEY_ENV = 'GYMFLOW_TEST_HARNESS_UNREACHABLE_KEY';
 
 function jsonl(file: string): any[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
@@ -18,27 +27,79 @@ function jsonl(file: string): any[] {
 
 function calls(runDir: string): any[] {
   const dir = path.join(runDir, 'model_calls');
-  return readdirSync(dir).flatMap((f) => jsonl(path.join(dir, f)));
+  return existsSync(dir) ? readdirSync(dir).flatMap((f) => jsonl(path.join(dir, f))) : [];
+}
+
+function traces(runDir: string): any[] {
+  const dir = path.join(runDir, 'harness');
+  return existsSync(dir) ? readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8'))) : [];
+}
+
+interface Played {
+  runDir: string;
+  config: RunConfig;
+  records: any[];
+  failures: any[];
+  traces: any[];
+}
+
+interface Play {
+  harness: string;
+  accuracy?: number;
+  timeoutMs?: number;
+  maxModelCalls?: number;
+  latencyMs?: number;
+  /** A model the gateway cannot reach (an openai backend on a closed port). */
+  unreachable?: boolean;
+}
+
+async function play(p: Play): Promise<Played> {
+  const runDir = await tempDir(`gymflow-harness-${p.harness}-`);
+  const env = { name: 'swe_repair', harness: { name: p.harness, timeout_ms: p.timeoutMs ?? HARNESS_TIMEOUT_MS, ...(p.maxModelCalls ? { max_model_calls: p.maxModelCalls } : {}) } };
+  const base = runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy: p.accuracy ?? 1, latency_ms: p.latencyMs ?? 0 }, maximumAttempts: 1 });
+  const config = p.unreachable ? { ...base, model: parseModelSpec({ backend: 'openai', model: 'gpt-none', base_url: 'http://127.0.0.1:1/v1', api_key_env: UNREACHABLE_KEY_ENV }) } : base;
+  await runInProcess(server, config);
+  return { runDir, config, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces: traces(runDir) };
 }
 
 let server: TestServer;
+const plays = new Map<string, Promise<Played>>();
+function start(name: string, p: Play): void {
+  const promise = play(p);
+  // Awaited by its own test; kept from being an unhandled rejection until then.
+  promise.catch(() => {});
+  plays.set(name, promise);
+}
+
 beforeAll(async () => {
+  process.env[UNREACHABLE_KEY_ENV] = 'sk-unused';
   server = await startTestServer();
+  for (const harness of HARNESSES) start(harness, { harness });
+  start('wrong', { harness: 'pi', accuracy: 0 });
+  // The mock answers after 10 minutes: the harness is killed at its 20 s deadline, mid-call.
+  start('timeout', { harness: 'pi', timeoutMs: 20_000, latencyMs: 600_000 });
+  // pi reports a refused call and exits 0: the cap, not the exit code, decides.
+  start('cap', { harness: 'pi', maxModelCalls: 1 });
+  start('unreachable', { harness: 'codex', unreachable: true });
 }, 120_000);
 afterAll(async () => {
+  delete process.env[UNREACHABLE_KEY_ENV];
+  await Promise.allSettled(plays.values());
   await server?.stop();
-});
+}, TEST_TIMEOUT_MS);
 
-async function play(harness: string, accuracy: number) {
-  const runDir = await tempDir(`gymflow-harness-${harness}-`);
-  const env = { name: 'swe_repair', harness: { name: harness, timeout_ms: 240_000 } };
-  const result = await runInProcess(server, runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy }, maximumAttempts: 1 }));
-  return { runDir, result, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')) };
+/** No sandbox of the run is left, found by the run's real id (the manifest's), which its trace names too. */
+async function expectSandboxesGone(played: Played): Promise<void> {
+  const provider = await sandboxProvider('local');
+  expect(played.traces.length).toBeGreaterThan(0);
+  for (const trace of played.traces) expect(trace.sandbox_labels.run).toBe(played.config.runId);
+  expect(await provider.list({ run: played.config.runId })).toEqual([]);
 }
 
 describe.each(HARNESSES)('%s in a durable run', (harness) => {
   it('repairs the repository, the hidden tests reward it, its calls are logged with token ids, and its sandbox is gone', async () => {
-    const { runDir, records, failures } = await play(harness, 1);
+    const played = await plays.get(harness)!;
+    const { runDir, records, failures } = played;
     expect(failures).toEqual([]);
     expect(records).toHaveLength(1);
     const [record] = records;
@@ -56,11 +117,14 @@ describe.each(HARNESSES)('%s in a durable run', (harness) => {
       expect(call.status).toBe(200);
       expect(call.tokens.generation_token_ids.length).toBeGreaterThan(0);
     }
-    expect(existsSync(path.join(runDir, 'harness'))).toBe(true);
-    const provider = await sandboxProvider('local');
-    expect(await provider.list({ run: path.basename(runDir) })).toEqual([]);
+    await expectSandboxesGone(played);
+  }, TEST_TIMEOUT_MS);
+});
 
-    // Training mode: one response for the episode, its generated ids the captured ones.
+describe.each(TRAINABLE)('%s in training mode', (harness) => {
+  it('exports one response for the episode, its generated ids the captured ones', async () => {
+    const { runDir, records } = await plays.get(harness)!;
+    const logged = calls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
     const out = path.join(runDir, 'training.jsonl');
     const summary = await exportTraining(runDir, { output: out });
     expect(summary.exported).toBe(1);
@@ -71,15 +135,59 @@ describe.each(HARNESSES)('%s in a durable run', (harness) => {
       const call = logged.find((c) => c.call_id === used.call_id);
       expect(line.response_token_ids.slice(used.generation_start, used.generation_start + used.generation_tokens)).toEqual(call.tokens.generation_token_ids);
     }
-  }, 600_000);
+  }, TEST_TIMEOUT_MS);
 });
+
+it('refuses to export training data from cline, which is evaluation-only', async () => {
+  const { runDir } = await plays.get('cline')!;
+  const refused = await exportTraining(runDir, { output: path.join(runDir, 'training.jsonl') }).catch((e) => e);
+  expect(isGymError(refused) && refused.code).toBe('BAD_INPUT');
+  expect(refused.message).toContain('evaluation-only');
+}, TEST_TIMEOUT_MS);
 
 describe('a harness that does not repair the repository', () => {
   it('gets reward 0 from the hidden tests, recorded (not a failure)', async () => {
-    const { records, failures } = await play('pi', 0);
-    expect(failures).toEqual([]);
-    expect(records).toHaveLength(1);
-    expect(records[0].reward).toBe(0);
-    expect(records[0].failure_reason).toBe('tests_failed');
-  }, 600_000);
+    const played = await plays.get('wrong')!;
+    expect(played.failures).toEqual([]);
+    expect(played.records).toHaveLength(1);
+    expect(played.records[0].reward).toBe(0);
+    expect(played.records[0].failure_reason).toBe('tests_failed');
+    await expectSandboxesGone(played);
+  }, TEST_TIMEOUT_MS);
+});
+
+describe('a harness that fails is a classified failure in the sidecar, never a reward', () => {
+  it('past its deadline: killed, `timeout`, its partial trace kept', async () => {
+    const played = await plays.get('timeout')!;
+    expect(played.records).toEqual([]);
+    expect(played.failures).toHaveLength(1);
+    expect(played.failures[0]._ng_failure_class).toBe('timeout');
+    expect(played.failures[0]).not.toHaveProperty('reward');
+    expect(played.traces).toHaveLength(1);
+    expect(played.traces[0]).toMatchObject({ harness: 'pi', timedOut: true, exitCode: null });
+    expect(played.traces[0]).not.toHaveProperty('verify');
+    await expectSandboxesGone(played);
+  }, TEST_TIMEOUT_MS);
+
+  it('stopped by the model-call cap: `cap_exceeded`, though pi itself exited 0', async () => {
+    const played = await plays.get('cap')!;
+    expect(played.records).toEqual([]);
+    expect(played.failures).toHaveLength(1);
+    expect(played.failures[0]._ng_failure_class).toBe('cap_exceeded');
+    expect(played.traces[0].exitCode).toBe(0);
+    const refused = calls(played.runDir).filter((c) => c.error);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((c) => c.error.code === 'rollout_cap_exceeded')).toBe(true);
+    await expectSandboxesGone(played);
+  }, TEST_TIMEOUT_MS);
+
+  it('exiting non-zero after its model could not be reached: `model_error`', async () => {
+    const played = await plays.get('unreachable')!;
+    expect(played.records).toEqual([]);
+    expect(played.failures).toHaveLength(1);
+    expect(played.failures[0]._ng_failure_class).toBe('model_error');
+    expect(played.traces[0].exitCode).not.toBe(0);
+    expect(played.traces[0].timedOut).toBe(false);
+    await expectSandboxesGone(played);
+  }, TEST_TIMEOUT_MS);
 });

@@ -21,6 +21,12 @@ export interface CallContext {
 
 export interface Backend {
   readonly kind: ModelSpec['backend'];
+  /**
+   * Takes a Responses request's namespace and hosted tools (wire.ts `HostedTool`) as they are: an
+   * upstream Responses API. A backend without it gets the request with those tools left out.
+   */
+  readonly hostedTools?: boolean;
+  /** A backend with `hostedTools` finds them in `request.tools` too (typed as the tools it plays). */
   responses(request: ResponsesRequest, ctx: CallContext): Promise<ResponseObject>;
   chatCompletions(request: ChatCompletionRequest, ctx: CallContext): Promise<ChatCompletion>;
   /** Releases connections when the gateway closes; backends that hold none leave it out. */

@@ -44,6 +44,8 @@ export function openaiBackend(spec: OpenAIModelSpec): Backend {
 
   return {
     kind: 'openai',
+    // A chat-only upstream gets Responses callers through the conversion, which has no place for them.
+    hostedTools: spec.api !== 'chat',
     async responses(request, ctx) {
       if (spec.api === 'chat') return chatCompletionToResponse(await chat(responsesToChatRequest(request), ctx), { params: request });
       // The edge validated the body loosely; the upstream is the judge of the fields it does not know.
