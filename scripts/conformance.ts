@@ -25,6 +25,8 @@ export const DOC_FILE = path.join(ROOT, 'docs/environments.md');
 export const EXCEPTIONS: Record<string, string> = {
   mcqa: 'One recorded reward is stale: NeMo Gym recorded 0.0 for `\\boxed{\\nC: …}` (example_rollouts.jsonl line 3), which its current verifier, and Gymflow, score 1.0.',
   blackjack: "NeMo Gym deals from an unseeded random.Random(), so its recorded games cannot be dealt again: agreement is chance.",
+  finance_agent_v2:
+    "NeMo Gym records the rubric judge's votes, evidence and reasons but not its raw replies, and each criterion is asked up to three times with the same prompt, so the replay judge (one recorded reply per prompt) cannot play them back; tests/environments/finance_agent_v2.test.ts rebuilds each reply from the recorded votes and matches all 5 rewards and every rubric field.",
   workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
 };
 

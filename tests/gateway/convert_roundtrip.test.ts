@@ -10,12 +10,14 @@ import { chatRequestToResponses, contentText, responsesToChatRequest } from '../
 import { ChatCompletionRequest } from '../../src/gateway/wire';
 import { inputItems, isMessage, ResponseCreateParams, type ConversationItem } from '../../src/schemas/responses';
 import { readJsonl } from './helpers';
+import { flattenTransitions } from '../../src/reverify/transitions';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 
 const episodes = readdirSync(FIXTURES, { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(path.join(FIXTURES, d.name, 'example_rollouts.jsonl')))
-  .flatMap((d) => readJsonl(path.join(FIXTURES, d.name, 'example_rollouts.jsonl')).map((row, i) => ({ name: `${d.name}[${i}]`, row })));
+  // Aviary's agent records its episode as transitions; read as the one Responses episode it ends with.
+  .flatMap((d) => readJsonl(path.join(FIXTURES, d.name, 'example_rollouts.jsonl')).map((row, i) => ({ name: `${d.name}[${i}]`, row: flattenTransitions(row) as typeof row })));
 
 /** What an episode says, item by item, in the terms both APIs share. */
 function said(items: readonly ConversationItem[]) {
