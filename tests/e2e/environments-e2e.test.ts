@@ -37,8 +37,9 @@ describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n
       expect(rewards.every((r: number) => [-1, 0, 1, 1.5].includes(r))).toBe(true);
       return;
     }
-    // Full marks: 1 for most environments; multi-reward environments may score above 1.
-    expect(right.metrics.mean_reward!).toBeGreaterThanOrEqual(1);
+    // Full marks: 1 for most environments; multi-reward environments may score above 1. OpenAir's reward is
+    // a control cost (negative, no ceiling): the oracle's relief policy must only beat a wrong one.
+    if (name !== 'openair_congestion') expect(right.metrics.mean_reward!).toBeGreaterThanOrEqual(1);
     // NeMo Gym's weather example rewards every episode: there is no wrong answer to check.
     if (name === 'example_single_tool_call') return;
     const wrong = await runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy: 0 } }));
