@@ -2,24 +2,16 @@
 // unpause to completion, and a cancel with --abandon that leaves the run resumable.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gym } from '../helpers/gym-cli';
+import { useGymServer } from '../helpers/gym-server';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
 import { tempDir } from '../helpers/run';
-import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
 
 describe('gym eval against a running server', () => {
-  let server: TestServer;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    server = await startTestServer();
-    env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir };
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const env = useGymServer();
 
   it('pauses, unpauses, re-sizes and cancels a detached run', async () => {
     const out = path.join(await tempDir(), 'cli-control');

@@ -6,24 +6,16 @@ import path from 'node:path';
 import { defaultRunId } from '../../src/runs/manifest';
 import { renderReport } from '../../src/report/html';
 import { readRun } from '../../src/report/read-run';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectPlausibleDiagnostics } from '../helpers/diagnostics';
 import { gym } from '../helpers/gym-cli';
+import { useGymServer } from '../helpers/gym-server';
 import { tempDir } from '../helpers/run';
-import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
 
 describe('gym eval against a running server', () => {
-  let server: TestServer;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    server = await startTestServer();
-    env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir };
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const env = useGymServer();
 
   it('runs an eval to its metrics, then shows it in status and list', async () => {
     const out = path.join(await tempDir(), 'cli-run');
