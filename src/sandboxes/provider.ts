@@ -6,6 +6,7 @@ import type {
   ExecResult,
   FileEntry,
   ProviderName,
+  PtyRequest,
   SandboxInfo,
   SandboxLabels,
   SandboxSpec,
@@ -25,6 +26,7 @@ export interface ExecOptions {
 export interface PtySession {
   write(data: string | Buffer): void;
   onData(listener: (chunk: Buffer) => void): void;
+  /** Throws BAD_INPUT for a size outside 1-65535 cells. */
   resize(columns: number, rows: number): void;
   /** Resolves with the exit code once the session's process is gone. */
   readonly exited: Promise<number | null>;
@@ -47,7 +49,7 @@ export interface Sandbox {
   commandStatus(commandId: string, options?: { waitMs?: number }): Promise<CommandStatus>;
   killCommand(commandId: string): Promise<void>;
   /** Absent where the provider has no terminals. */
-  openPty?(request: Omit<ExecRequest, 'stdin'> & { columns?: number; rows?: number }): Promise<PtySession>;
+  openPty?(request: PtyRequest): Promise<PtySession>;
 
   readFile(path: string): Promise<Buffer>;
   writeFile(path: string, data: string | Buffer, options?: { mode?: number }): Promise<void>;

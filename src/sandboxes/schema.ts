@@ -80,6 +80,15 @@ export const ExecRequest = z.strictObject({
 });
 export type ExecRequest = z.input<typeof ExecRequest>;
 
+const TERMINAL_CELLS = z.number().int().min(1).max(65_535);
+
+/** A terminal's size in character cells. */
+export const PtySize = z.strictObject({ columns: TERMINAL_CELLS, rows: TERMINAL_CELLS });
+
+/** An interactive command on a terminal: an exec without stdin (the session writes to it), with a size. */
+export const PtyRequest = ExecRequest.omit({ stdin: true }).extend({ columns: TERMINAL_CELLS.default(80), rows: TERMINAL_CELLS.default(24) });
+export type PtyRequest = z.input<typeof PtyRequest>;
+
 export const ExecResult = z.strictObject({
   exitCode: z.number().int().nullable(),
   /** The signal that ended it, when one did. */

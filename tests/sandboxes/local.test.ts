@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalProvider, type LocalSandbox } from '../../src/sandboxes/local/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
+import { transcript } from '../helpers/pty';
 
 const labels = { run: 'run-a', rollout: 'rollout-1', attempt: 0, user: 'tester' };
 const NODE = '/usr/bin/node';
@@ -247,6 +248,53 @@ describe('local sandbox: detached commands', () => {
     const s = await sandbox();
     await expect(s.startCommand({ command: ['true'], timeoutMs: 1000 }, { commandId: '../escape' })).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(s.commandStatus('never-started')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('local sandbox: terminals', () => {
+  it('runs a command on a real pty of the asked size: echoed input, resize, ctrl-C, and its exit code', async () => {
+    const s = await sandbox();
+    const pty = await s.openPty({ command: ['sh'], env: { PS1: '$ ' }, columns: 100, rows: 30, timeoutMs: 60_000 });
+    const term = transcript(pty);
+    // Answers are computed ($((…))) so the terminal's echo of the typed line never matches them.
+    pty.write('tty; stty size; test -t 0 && echo terminal-$((40+2))\n');
+    await term.until(/terminal-42\r\n/);
+    expect(term.text()).toMatch(/\/dev\/pts\/\d+\r\n30 100\r\n/);
+    pty.resize(120, 40);
+    pty.write('stty size\n');
+    await term.until(/40 120\r\n/);
+    // The terminal's line discipline turns ctrl-C into SIGINT for the foreground job.
+    pty.write('sleep 100\n');
+    await term.until(/sleep 100\r\n/);
+    pty.write('\x03');
+    pty.write('echo interrupted-$((1+1))\n');
+    await term.until(/interrupted-2\r\n/);
+    pty.write('exit 7\n');
+    expect(await pty.exited).toBe(7);
+  });
+
+  it('is killed by kill() and at its deadline, leaving no process; a bad size is refused naming the field', async () => {
+    const s = await sandbox();
+    const killed = await s.openPty({ command: ['sh', '-c', 'echo ready-$((6*7)); exec sleep 300'], timeoutMs: 60_000 });
+    await transcript(killed).until(/ready-42/);
+    killed.kill();
+    expect(await killed.exited).toBeNull();
+    const late = await s.openPty({ command: ['sleep', '300'], timeoutMs: 1_500 });
+    expect(await late.exited).toBeNull();
+    expect(processesWith('sleep 300')).toEqual([]);
+    await expect(s.openPty({ command: ['sh'], columns: 0, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('"columns"') });
+    const fine = await s.openPty({ command: ['sh', '-c', 'read x; echo "[$x]"'], timeoutMs: 60_000 });
+    expect(() => fine.resize(10, 70_000)).toThrow(/rows/);
+    fine.write('typed\n');
+    await transcript(fine).until(/\[typed\]/);
+    expect(await fine.exited).toBe(0);
+  });
+
+  it('refuses with SETUP_FAILED when its root file system has no python3 for the relay', async () => {
+    const image = path.join(dir, 'image-without-python');
+    await mkdir(path.join(image, 'usr', 'bin'), { recursive: true });
+    const s = await sandbox({ image });
+    await expect(s.openPty({ command: ['sh'], timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringContaining('python3') });
   });
 });
 

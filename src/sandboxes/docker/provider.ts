@@ -11,13 +11,15 @@ import { GymError, isGymError } from '../../errors';
 import { startSandboxClock } from '../meter';
 import { isAlive, processIdentity, ProcessIdentity } from '../local/record';
 import { parseInput } from '../parse';
-import type { ExecOptions, OutputStream, Sandbox, SandboxProvider } from '../provider';
+import type { ExecOptions, OutputStream, PtySession, Sandbox, SandboxProvider } from '../provider';
 import {
   CommandStatus,
   ExecRequest,
   ExecResult,
   FileEntry,
   OUTPUT_TAIL_BYTES,
+  PtyRequest,
+  PtySize,
   SandboxLabels,
   SandboxSpec,
   type ResolvedSandboxSpec,
@@ -264,6 +266,8 @@ interface RawExec {
   cwd?: string;
   env?: Record<string, string>;
   stdin?: string;
+  /** On a terminal of this size, its input open (a pty session). */
+  tty?: { columns: number; rows: number };
 }
 
 class DockerSandbox implements Sandbox {
@@ -317,6 +321,69 @@ class DockerSandbox implements Sandbox {
       options.signal?.removeEventListener('abort', onAbort);
       stopClock();
     }
+  }
+
+  /** A terminal: an exec with a tty, killed by its process group like a foreground command; its timeout ends it. */
+  async openPty(input: PtyRequest): Promise<PtySession> {
+    const { columns, rows, ...request } = parseInput(PtyRequest, input, 'sandbox pty request');
+    const commandId = randomBytes(8).toString('hex');
+    const execId = await this.createExec({
+      argv: ['/bin/sh', '-c', FOREGROUND, commandId, ...request.command],
+      user: this.user,
+      cwd: request.cwd,
+      env: { TERM: 'xterm', ...request.env },
+      tty: { columns, rows },
+    });
+    const socket = await this.engine.hijack(`/exec/${execId}/start`, { Detach: false, Tty: true, ConsoleSize: [rows, columns] });
+    let killed = false;
+    const kill = () => {
+      killed = true;
+      void this.runRoot(KILL, [commandId, 'kill']).catch(() => undefined);
+    };
+    const timer = setTimeout(kill, request.timeoutMs);
+    const listeners: ((chunk: Buffer) => void)[] = [];
+    const early: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => {
+      if (listeners.length === 0) early.push(chunk);
+      for (const listener of listeners) listener(chunk);
+    });
+    const closed = new Promise<void>((resolve) => {
+      socket.once('end', resolve);
+      socket.once('close', resolve);
+      socket.once('error', () => resolve());
+    });
+    const exited = closed.then(async () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const code = await this.exitCodeOf(execId);
+      // Killed (or timed out), the session has no exit code of its own, as with the local provider.
+      return killed ? null : code;
+    });
+    const resize = (size: { columns: number; rows: number }) =>
+      this.engine.json('POST', `/exec/${execId}/resize`, { query: { h: size.rows, w: size.columns } }).catch(() => undefined);
+    // Engines before API 1.42 ignore ConsoleSize: the size is set once the process runs, before anything is typed.
+    await resize({ columns, rows });
+    // A resize is an API call and input goes down the socket: one queue keeps them in the caller's order.
+    let queue = Promise.resolve();
+    const inOrder = (step: () => unknown): void => {
+      queue = queue.then(step).then(
+        () => undefined,
+        () => undefined,
+      );
+    };
+    return {
+      write: (data) => inOrder(() => socket.writable && socket.write(data)),
+      onData: (listener) => {
+        listeners.push(listener);
+        for (const chunk of early.splice(0)) listener(chunk);
+      },
+      resize: (cols, lines) => {
+        const size = parseInput(PtySize, { columns: cols, rows: lines }, 'pty resize');
+        inOrder(() => resize(size));
+      },
+      exited,
+      kill,
+    };
   }
 
   /** With `commandId`, idempotent: the container's wrapper starts a command once per id. */
@@ -485,10 +552,11 @@ class DockerSandbox implements Sandbox {
         User: exec.user,
         WorkingDir: exec.cwd ?? this.workdir,
         Env: Object.entries(exec.env ?? {}).map(([k, v]) => `${k}=${v}`),
-        AttachStdin: exec.stdin !== undefined,
+        AttachStdin: exec.stdin !== undefined || exec.tty !== undefined,
         AttachStdout: true,
         AttachStderr: true,
-        Tty: false,
+        Tty: exec.tty !== undefined,
+        ...(exec.tty && { ConsoleSize: [exec.tty.rows, exec.tty.columns] }),
       },
     });
     return created.Id;
@@ -507,7 +575,11 @@ class DockerSandbox implements Sandbox {
       if (exec.stdin !== undefined) socket.end(exec.stdin);
     });
     socket.destroy();
-    // The stream ends as the process does; the engine records the exit code a moment later.
+    return this.exitCodeOf(execId);
+  }
+
+  /** The stream ends as the process does; the engine records the exit code a moment later. */
+  private async exitCodeOf(execId: string): Promise<number> {
     for (let i = 0; ; i++) {
       const info = await this.engine.json<{ Running: boolean; ExitCode: number | null }>('GET', `/exec/${execId}/json`);
       if (!info.Running && info.ExitCode !== null) return info.ExitCode;

@@ -7,10 +7,12 @@ import { join, posix, resolve } from 'node:path';
 import { z } from 'zod';
 import { GymError } from '../../errors';
 import { stateDir } from '../../util/paths';
-import type { ExecOptions, OutputStream, Sandbox, SandboxProvider } from '../provider';
+import { parseInput } from '../parse';
+import type { ExecOptions, OutputStream, PtySession, Sandbox, SandboxProvider } from '../provider';
 import {
   ExecRequest,
   OUTPUT_TAIL_BYTES,
+  PtyRequest,
   SandboxSpec,
   type CommandStatus,
   type ExecResult,
@@ -22,6 +24,7 @@ import {
 } from '../schema';
 import { findOnPath, jailLaunch, jailUser, launchJail, type Jail, type JailMount, type JailPolicy } from './bwrap';
 import { checkCommandId, detachedStatus, killDetached, startDetached } from './commands';
+import { ptyCommand, relaySession } from './pty';
 import { HostForwarders, allowedHostNames, checkEndpoints } from './network';
 import { hostPathOf, type Area } from './paths';
 import { MARKER, killSandboxProcesses } from './processes';
@@ -326,6 +329,29 @@ export class LocalSandbox implements Sandbox {
       options.signal?.removeEventListener('abort', abort);
       this.jails.delete(jail);
     }
+  }
+
+  /** A terminal: the command runs on a pty made inside the jail by a Python relay (pty.ts), so it needs python3 there. */
+  async openPty(input: PtyRequest): Promise<PtySession> {
+    await this.ensureLive();
+    const { columns, rows, ...request } = parseInput(PtyRequest, input, 'sandbox pty request');
+    const { policy, command } = await this.prepare({ ...request, command: ptyCommand(this.python(), request.command, columns, rows) });
+    const jail = launchJail(policy, command, UNSAFE_HINT);
+    this.jails.add(jail);
+    void jail.done.finally(() => this.jails.delete(jail)).catch(() => undefined);
+    return relaySession(jail);
+  }
+
+  /** The python3 the pty relay runs with, as the jail names it. */
+  private python(): string {
+    if (!this.spec.image) {
+      const host = findOnPath('python3', '/usr/local/bin:/usr/bin:/bin');
+      if (host) return host;
+    } else {
+      for (const candidate of ['/usr/bin/python3', '/usr/local/bin/python3']) if (existsSync(join(this.spec.image, candidate))) return candidate;
+    }
+    const where = this.spec.image ? `the image ${this.spec.image}` : 'this machine';
+    throw new GymError('SETUP_FAILED', `local sandbox ${this.id}: a pty session needs python3 in ${where} (Debian package "python3"), and there is none`);
   }
 
   /** With `commandId`, idempotent: a command already started under that id is not started again. */
