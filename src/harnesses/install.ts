@@ -63,9 +63,21 @@ function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[]): P
   });
 }
 
+/** Installs in flight in this process by folder: harnesses installed at once may share one (a Node). */
+const installing = new Map<string, Promise<boolean>>();
+
 /** Installs one package into its cache folder unless a complete install is there; true when it installed. */
-async function ensurePackage(pkg: PinnedPackage, pathPrefix: string[]): Promise<boolean> {
+function ensurePackage(pkg: PinnedPackage, pathPrefix: string[]): Promise<boolean> {
   const dir = packageDir(pkg);
+  let pending = installing.get(dir);
+  if (!pending) {
+    pending = installPackage(pkg, dir, pathPrefix).finally(() => installing.delete(dir));
+    installing.set(dir, pending);
+  }
+  return pending;
+}
+
+async function installPackage(pkg: PinnedPackage, dir: string, pathPrefix: string[]): Promise<boolean> {
   if (existsSync(path.join(dir, COMPLETE))) return false;
   // Installed beside its final place and moved there whole, so a cut-off install is never taken for one.
   const staging = `${dir}.partial-${process.pid}`;
@@ -92,4 +104,24 @@ export async function installHarness(adapter: HarnessAdapter, say: (line: string
   if (!existsSync(found.command)) throw new GymError('SETUP_FAILED', `${install.package.name}@${install.package.version} installed without its command ${found.command}`);
   say(`${adapter.name}: ${install.package.name}@${install.package.version} ${did ? `installed in ${((performance.now() - started) / 1000).toFixed(1)} s` : 'already installed'} (${found.dirs[0]})`);
   return found;
+}
+
+/**
+ * Installs several harnesses, `parallel` at a time: each install mostly waits on the registry and the
+ * disk, so a few at once take little longer than one. Every failure is reported, not just the first.
+ */
+export async function installHarnesses(adapters: readonly HarnessAdapter[], say: (line: string) => void = () => {}, parallel = 3): Promise<void> {
+  const queue = [...adapters];
+  const failures: string[] = [];
+  const lane = async () => {
+    for (let adapter = queue.shift(); adapter; adapter = queue.shift()) {
+      try {
+        await installHarness(adapter, say);
+      } catch (e) {
+        failures.push(`${adapter.name}: ${(e as Error).message}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, queue.length)) }, lane));
+  if (failures.length) throw new GymError('SETUP_FAILED', `could not install ${failures.length} harness${failures.length > 1 ? 'es' : ''}:\n${failures.join('\n')}`);
 }

@@ -2,7 +2,7 @@
 // and the worker process.
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { installHarness } from '../../harnesses/install';
+import { installHarnesses } from '../../harnesses/install';
 import { getHarness, harnessNames } from '../../harnesses/registry';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { isListening, readServerInfo, startDevServer, stopDevServer } from '../../temporal/dev-server';
@@ -20,11 +20,14 @@ const SETUP_USAGE = `usage: gym setup [--harnesses all|NAME,NAME…]
 export async function setup(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values } = parseFlags(argv, { harnesses: { type: 'string' } }, SETUP_USAGE);
   if (values.help) return say(SETUP_USAGE);
-  say(`Temporal CLI: ${await ensureTemporalCli(say)}`);
   const wanted = values.harnesses as string | undefined;
-  if (wanted === undefined) return;
-  const names = wanted === 'all' ? harnessNames() : wanted.split(',').map((n) => n.trim()).filter(Boolean);
-  for (const name of names) await installHarness(getHarness(name, '--harnesses'), say);
+  const names = wanted === undefined ? [] : wanted === 'all' ? harnessNames() : wanted.split(',').map((n) => n.trim()).filter(Boolean);
+  const adapters = names.map((name) => getHarness(name, '--harnesses'));
+  // The CLI build is CPU, the harness installs are the registry and the disk: both at once.
+  const cli = ensureTemporalCli(say).then((found) => say(`Temporal CLI: ${found}`));
+  const harnesses = installHarnesses(adapters, say);
+  const [built, harnessed] = await Promise.allSettled([cli, harnesses]);
+  for (const outcome of [built, harnessed]) if (outcome.status === 'rejected') throw outcome.reason;
 }
 
 export async function server(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
