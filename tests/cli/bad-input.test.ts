@@ -1,10 +1,13 @@
 // `gym eval run` and `gym eval resume` as a user runs them, given bad flags, bad folders and bad rows:
 // each gets its own exit status and a message naming the flag, folder or line, never a stack trace.
 // TEMPORAL_ADDRESS points at a port nothing listens on, so a check that ran after connecting would fail (status 5).
+// Most cases run the command in this process (a subprocess start costs seconds on a loaded machine); the
+// read-only folder (run as another user) and one resume case go through the real `gym` subprocess.
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gym, type GymResult } from '../helpers/gym-cli';
+import { gym } from '../helpers/gym-cli';
+import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 import { reservePort } from '../helpers/ports';
 
@@ -23,11 +26,17 @@ beforeAll(async () => {
   env = { TEMPORAL_ADDRESS: `127.0.0.1:${await reservePort()}`, GYMFLOW_HOME: path.join(dir, 'home') };
 });
 
-function run(flags: string[], opts: { uid?: number } = {}): Promise<GymResult> {
-  return gym(['eval', 'run', '--env', 'mcqa', '--model', 'mock', ...flags], env, opts);
+interface Outcome {
+  code: number | null;
+  stderr: string;
 }
 
-function expectRefused(r: GymResult, status: number, message: RegExp): void {
+function run(flags: string[], opts: { subprocess?: { uid?: number } } = {}): Promise<Outcome> {
+  const args = ['eval', 'run', '--env', 'mcqa', '--model', 'mock', ...flags];
+  return opts.subprocess ? gym(args, env, opts.subprocess) : gymHere(args, env);
+}
+
+function expectRefused(r: Outcome, status: number, message: RegExp): void {
   expect(r.stderr).toMatch(message);
   expect(r.stderr).not.toMatch(/^\s{4}at /m);
   expect(r.stderr).not.toMatch(/unexpected error/);
@@ -66,8 +75,8 @@ describe('gym eval run refuses an output folder it cannot use', () => {
     const readOnly = path.join(dir, 'read-only');
     mkdirSync(readOnly, { mode: 0o555 });
     chmodSync(readOnly, 0o555);
-    // Root writes anywhere, so as root the command runs as nobody to meet the permissions.
-    const r = await run(['--input', EXAMPLE, '--output', readOnly], { uid: process.getuid?.() === 0 ? NOBODY : undefined });
+    // Root writes anywhere, so as root the command runs as nobody to meet the permissions (a subprocess either way).
+    const r = await run(['--input', EXAMPLE, '--output', readOnly], { subprocess: { uid: process.getuid?.() === 0 ? NOBODY : undefined } });
     expectRefused(r, 2, new RegExp(`--output folder ${readOnly} is not writable \\(permission denied\\)`));
   });
 });
@@ -81,8 +90,8 @@ describe('gym eval resume refuses what is not a run folder', () => {
   it('names a folder without a manifest and a missing folder', async () => {
     const empty = path.join(dir, 'empty-run');
     mkdirSync(empty);
-    expectRefused(await gym(['eval', 'resume', empty], env), 4, new RegExp(`${empty} holds no manifest.json`));
-    expectRefused(await gym(['eval', 'resume', path.join(dir, 'no-such-run')], env), 4, /no run folder .*no-such-run/);
+    expectRefused(await gymHere(['eval', 'resume', empty], env), 4, new RegExp(`${empty} holds no manifest.json`));
+    expectRefused(await gymHere(['eval', 'resume', path.join(dir, 'no-such-run')], env), 4, /no run folder .*no-such-run/);
   });
 });
 

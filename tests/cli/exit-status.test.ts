@@ -1,12 +1,14 @@
 // The exit status of `gym eval run|resume|status` for a finished run, through the real command: a run
 // whose every rollout failed (a model endpoint that refuses connections) is INCOMPLETE unless
-// --min-coverage allows it, with one line saying why; a fully covered run exits 0.
+// --min-coverage allows it, with one line saying why; a fully covered run exits 0. Each run is the real
+// `gym` subprocess; the follow-up calls on a finished run and the flag refusals run in this process.
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors';
 import { gym } from '../helpers/gym-cli';
+import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 import { reservePort } from '../helpers/ports';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
@@ -41,19 +43,19 @@ describe('exit status by coverage', () => {
     expect(lines(path.join(out, 'failures.jsonl'))).toHaveLength(3);
     expect(JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')).coverage).toBe(0);
 
-    const status = await gym(['eval', 'status', out], env);
+    const status = await gymHere(['eval', 'status', out], env);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/completed/);
     expect(status.stdout).toMatch(/coverage 0\.0% is below --min-coverage 100%: 3 rollouts failed/);
 
     // A finished run is shown again, not rerun: resume and run give the same verdict, which the threshold sets.
-    const resumed = await gym(['eval', 'resume', out], env);
+    const resumed = await gymHere(['eval', 'resume', out], env);
     expect(resumed.code).toBe(ERROR_CODES.INCOMPLETE);
     expect(resumed.stdout).toMatch(/already complete/);
-    const allowed = await gym([...args, '--min-coverage', '0'], env);
+    const allowed = await gymHere([...args, '--min-coverage', '0'], env);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toMatch(/already complete/);
-    const bad = await gym([...args, '--min-coverage', '60%'], env);
+    const bad = await gymHere([...args, '--min-coverage', '60%'], env);
     expect(bad.code).toBe(ERROR_CODES.BAD_FLAG);
     expect(bad.stderr).toMatch(/--min-coverage must be a number between 0 and 1, got 60%/);
   });
@@ -80,10 +82,10 @@ describe('exit status by coverage', () => {
       }
       expect(sockets.length).toBeGreaterThanOrEqual(2);
 
-      const tooShort = await gym([...args, '--output', `${out}-2`, '--model-total-timeout-ms', '300'], env);
+      const tooShort = await gymHere([...args, '--output', `${out}-2`, '--model-total-timeout-ms', '300'], env);
       expect(tooShort.code).toBe(ERROR_CODES.BAD_FLAG);
       expect(tooShort.stderr).toMatch(/--model-total-timeout-ms \(300 ms\) must be at least --model-connect-timeout-ms \(10000\) and --model-first-byte-timeout-ms \(400\)/);
-      const notANumber = await gym([...args, '--output', `${out}-3`, '--model-idle-timeout-ms', '5s'], env);
+      const notANumber = await gymHere([...args, '--output', `${out}-3`, '--model-idle-timeout-ms', '5s'], env);
       expect(notANumber.code).toBe(ERROR_CODES.BAD_FLAG);
       expect(notANumber.stderr).toMatch(/--model-idle-timeout-ms must be an integer ≥ 1 and ≤ 1500000, got 5s/);
     } finally {

@@ -2,7 +2,8 @@
 // retry-failures plays a finished run's sidecar again as new attempts (and survives its process being
 // interrupted), --count-as-zero changes the metrics only, a graceful cancel finishes the rollouts in
 // flight and records the run as cancelled, and resume continues a cancelled and then a terminated run
-// to exactly one line per rollout. The model that fails is a fake OpenAI upstream (HTTP 500).
+// to exactly one line per rollout. The model that fails is a fake OpenAI upstream (HTTP 500). Runs, retries and
+// resumes are real `gym` subprocesses; refusals and status reads run the command in this process.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { defaultRunId } from '../../src/runs/manifest';
 import { runWorkflowId } from '../../workflows/definitions';
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../gateway/fake_openai_upstream';
 import { GYM, gym } from '../helpers/gym-cli';
+import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
@@ -56,7 +58,7 @@ describe('gym eval retry-failures', () => {
     await checkGate(out, { maxFailedFraction: 1 }, (l) => void said.push(l));
     expect(said.at(-1)).toBe(`4 rollouts in failures.jsonl: play them again with \`gym eval retry-failures ${out}\``);
 
-    const badClass = await gym(['eval', 'retry-failures', out, '--class', 'model_eror'], env);
+    const badClass = await gymHere(['eval', 'retry-failures', out, '--class', 'model_eror'], env);
     expect(badClass.code).toBe(2);
     expect(badClass.stderr).toMatch(/--class: unknown failure class "model_eror"; the classes are model_error, /);
 
@@ -95,7 +97,7 @@ describe('gym eval retry-failures', () => {
     expect(json(path.join(out, 'quality_summary.json')).run.verdicts.unhealthy).toBe(0);
     // The first attempts' journals are kept aside for the audit.
     expect(existsSync(path.join(out, 'work', 'attempts'))).toBe(true);
-    const none = await gym(['eval', 'retry-failures', out, '--class', 'timeout'], env);
+    const none = await gymHere(['eval', 'retry-failures', out, '--class', 'timeout'], env);
     expect(none.code).toBe(0);
     expect(none.stdout).toMatch(/nothing to retry: failures.jsonl holds no rollouts of class timeout/);
   }, 480_000); // six `gym` subprocesses: each start takes seconds on a loaded machine
@@ -123,9 +125,10 @@ describe('gym eval cancel and resume', () => {
       expect(json(path.join(out, 'manifest.json')).status).toBe('cancelled');
       // Finished, not abandoned: no rollout was left part-way.
       expect(existsSync(path.join(out, 'work')) ? readdirSync(path.join(out, 'work')).filter((f) => f.endsWith('.jsonl')) : []).toEqual([]);
-      const status = await gym(['eval', 'status', out], env);
-      expect(status.stdout).toMatch(/: cancelled/);
-      expect(status.stdout).toMatch(/gym eval resume/);
+      // The workflow closes a moment after its files are final.
+      let status = '';
+      await waitFor(async () => /: cancelled/.test((status = (await gymHere(['eval', 'status', out], env)).stdout)), 'the status to say cancelled', 60_000);
+      expect(status).toMatch(/gym eval resume/);
 
       // Resumed and then terminated mid-way (the workflow, not the process).
       const client = await server.client();

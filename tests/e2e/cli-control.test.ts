@@ -1,9 +1,11 @@
 // A detached run steered from the command line, each call a subprocess: pause, a concurrency change,
-// unpause to completion, and a cancel with --abandon that leaves the run resumable.
+// unpause to completion, and a cancel with --abandon that leaves the run resumable. Waiting polls the
+// status in this process (a subprocess per poll costs seconds on a loaded machine); the steering is real subprocesses.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gym } from '../helpers/gym-cli';
+import { gymHere } from '../helpers/gym-here';
 import { useGymServer } from '../helpers/gym-server';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
 import { tempDir } from '../helpers/run';
@@ -21,7 +23,7 @@ describe('gym eval against a running server', () => {
     const worker = spawnWorker(env, { runDir: out });
     const workers = [worker];
     try {
-      const status = async () => JSON.parse((await gym(['eval', 'status', out, '--json'], env)).stdout);
+      const status = async () => JSON.parse((await gymHere(['eval', 'status', out, '--json'], env)).stdout);
       await waitFor(async () => (await status()).progress?.paused === true, 'the paused run to answer its progress query', 60_000);
       expect((await status()).progress.done).toBe(0);
       expect((await gym(['eval', 'concurrency', out, '5'], env)).code).toBe(0);
@@ -34,7 +36,7 @@ describe('gym eval against a running server', () => {
       // Each run has its own task queue: the cancellation is carried out by a worker for this run.
       workers.push(spawnWorker(env, { runDir: second }));
       expect((await gym(['eval', 'cancel', second, '--abandon'], env)).code).toBe(0);
-      await waitFor(async () => /cancelled/.test((await gym(['eval', 'status', second], env)).stdout), 'the cancelled status', 60_000);
+      await waitFor(async () => /cancelled/.test((await gymHere(['eval', 'status', second], env)).stdout), 'the cancelled status', 60_000);
       expect((await gym(['eval', 'status', second], env)).stdout).toMatch(/gym eval resume/);
       const notRunning = await gym(['eval', 'pause', second], env);
       expect(notRunning.code).toBe(6);

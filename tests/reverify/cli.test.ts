@@ -1,11 +1,14 @@
 // `gym eval reverify` as a user runs it: NeMo Gym's mcqa rewards reproduced (the stale row listed as
 // the one disagreement), a judge served through the gateway, and bad input refused with an exit code.
+// The first case is the real `gym` subprocess; the rest run the command in this process (each subprocess
+// start costs seconds on a loaded machine).
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordedJudgeExchanges } from '../../src/reverify/judge';
 import { FIXTURES, readJsonl } from '../environments/nemo_fixtures';
 import { gym } from '../helpers/gym-cli';
+import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 
 const MCQA = path.join(FIXTURES, 'mcqa');
@@ -33,7 +36,7 @@ describe('gym eval reverify on mcqa', () => {
     const dir = await tempDir('gymflow-reverify-');
     copyFileSync(path.join(MCQA, 'example_rollouts.jsonl'), path.join(dir, 'rollouts.jsonl'));
     copyFileSync(path.join(MCQA, 'example.jsonl'), path.join(dir, 'tasks.jsonl'));
-    const r = await gym(['eval', 'reverify', path.join(dir, 'rollouts.jsonl'), '--env', 'mcqa']);
+    const r = await gymHere(['eval', 'reverify', path.join(dir, 'rollouts.jsonl'), '--env', 'mcqa']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`tasks: ${path.join(dir, 'tasks.jsonl')}`);
     expect(readRows(path.join(dir, 'rollouts_reverified.jsonl'))).toHaveLength(5);
@@ -48,11 +51,11 @@ describe('gym eval reverify with a judge', () => {
     writeFileSync(replies, recordedJudgeExchanges(readRows(rollouts)).map((e) => JSON.stringify(e) + '\n').join(''));
     const args = ['eval', 'reverify', rollouts, '--env', 'equivalence_llm_judge', '--tasks', path.join(FIXTURES, 'equivalence_llm_judge', 'example_openqa.jsonl'), '-o', path.join(dir, 'out.jsonl')];
 
-    const missing = await gym(args);
+    const missing = await gymHere(args);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('grades with an LLM judge: pass --judge-model');
 
-    const r = await gym([...args, '--judge-model', 'mock', '--mock-replay', replies]);
+    const r = await gymHere([...args, '--judge-model', 'mock', '--mock-replay', replies]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('agreement: 5/5');
   });
@@ -74,7 +77,7 @@ describe('gym eval reverify refuses bad input', () => {
       /is stateful.*Pass --force/,
     ],
   ])('%s', async (_name, args, code, message) => {
-    const r = await gym(['eval', 'reverify', ...(args as string[])]);
+    const r = await gymHere(['eval', 'reverify', ...(args as string[])]);
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(message);
   });
@@ -83,7 +86,7 @@ describe('gym eval reverify refuses bad input', () => {
     const dir = await tempDir('gymflow-reverify-');
     const broken = path.join(dir, 'broken.jsonl');
     writeFileSync(broken, readFileSync(rollouts, 'utf8').split('\n').slice(0, 1).join('\n') + '\n{"not json\n');
-    const r = await gym(['eval', 'reverify', broken, '--env', 'mcqa', '--tasks', path.join(MCQA, 'example.jsonl')]);
+    const r = await gymHere(['eval', 'reverify', broken, '--env', 'mcqa', '--tasks', path.join(MCQA, 'example.jsonl')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/has 1 unreadable line\(s\)\n {2}line 2: not valid JSON/);
     expect(existsSync(path.join(dir, 'broken_reverified.jsonl'))).toBe(false);
@@ -94,7 +97,7 @@ describe('gym eval reverify refuses bad input', () => {
     const mixed = path.join(dir, 'mixed.jsonl');
     const stray = { ...readRows(path.join(FIXTURES, 'string_match', 'example_rollouts.jsonl'))[0], _ng_task_index: 99 };
     writeFileSync(mixed, readFileSync(rollouts, 'utf8') + JSON.stringify(stray) + '\n');
-    const r = await gym(['eval', 'reverify', mixed, '--env', 'mcqa', '--tasks', path.join(MCQA, 'example.jsonl'), '--skip-unjoined']);
+    const r = await gymHere(['eval', 'reverify', mixed, '--env', 'mcqa', '--tasks', path.join(MCQA, 'example.jsonl'), '--skip-unjoined']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('mcqa: 6 rollout(s), 5 re-verified');
     expect(r.stdout).toMatch(/skipped, no task \(1\):\n {2}line 6: its _ng_task_index 99 is past the last task \(5 rows\), and no task has the same input/);
