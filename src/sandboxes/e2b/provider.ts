@@ -1,7 +1,6 @@
 // The `e2b` sandbox provider: one E2B cloud sandbox (a VM made from a template) per Gymflow sandbox, driven
 // through E2B's official SDK; labels live in the sandbox's metadata, the API key only in the worker's env.
 import { randomBytes } from 'node:crypto';
-import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -10,11 +9,12 @@ import { z } from 'zod';
 import { GymError, isGymError } from '../../errors';
 import { Tail } from '../docker/demux';
 import { hostUnpacker, packHostPath } from '../docker/tar';
+import { checkCommandId, parseStatusReport, signalOf } from '../detached';
 import { startSandboxClock } from '../meter';
 import { parseInput } from '../parse';
 import type { ExecOptions, PtySession, Sandbox, SandboxProvider } from '../provider';
 import {
-  CommandStatus,
+  type CommandStatus,
   ExecRequest,
   ExecResult,
   FileEntry,
@@ -256,16 +256,7 @@ class E2bSandbox implements Sandbox {
     const result = await this.shell(STATUS, [checkCommandId(commandId), String(Math.ceil(waitMs / 100)), String(OUTPUT_TAIL_BYTES)], { timeoutMs: waitMs + 60_000 });
     if (result.exitCode === 3) throw new GymError('NOT_FOUND', `e2b: sandbox ${this.id} has no command ${commandId}`);
     await this.check(result, `reading command ${commandId}`);
-    const newline = result.stderr.indexOf('\n');
-    const [state, code] = result.stderr.slice(0, newline).split(' ');
-    return CommandStatus.parse({
-      commandId,
-      state: state === 'running' ? 'running' : 'exited',
-      exitCode: state === 'exited' ? Number(code) : null,
-      timedOut: state === 'timedout',
-      stdoutTail: result.stdout,
-      stderrTail: result.stderr.slice(newline + 1),
-    });
+    return parseStatusReport(commandId, result.stdout, result.stderr);
   }
 
   async killCommand(commandId: string): Promise<void> {
@@ -455,17 +446,4 @@ class E2bSandbox implements Sandbox {
   private resolve(file: string): string {
     return path.posix.resolve(this.workdir, file);
   }
-}
-
-/** 128+n from a shell is "killed by signal n": the name of that signal, if it is one. */
-function signalOf(exitCode: number): string | null {
-  if (exitCode <= 128) return null;
-  const entry = Object.entries(osConstants.signals).find(([, n]) => n === exitCode - 128);
-  return entry ? entry[0] : null;
-}
-
-/** Command ids name files in the sandbox: the same rule as the other providers'. */
-function checkCommandId(id: string): string {
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) throw new GymError('BAD_INPUT', `command id ${JSON.stringify(id)} must be 1-128 letters, digits, '.', '_' or '-'`);
-  return id;
 }
