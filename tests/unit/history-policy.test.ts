@@ -1,6 +1,14 @@
 // The simple agent's history policies on hand-built histories: the last N turns or tokens, older images
-// replaced by a marker, older reasoning left out, the account of what was dropped, and the flag's syntax.
+// replaced by a marker, older reasoning left out, the account of what was dropped, and the policy's
+// syntax as the flag, an eval file and the trigger API take it.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RunRequest } from '../../src/api/schemas';
+import { runConfigFromRequest } from '../../src/api/run-request';
+import { buildRunConfig, EVAL_RUN_FLAG_NAMES } from '../../src/cli/commands/eval-run';
+import { readConfigFile } from '../../src/cli/config-file';
 import { compactHistory, estimateTokens, HistoryPolicy, IMAGE_OMITTED, parseHistoryPolicy, type History } from '../../src/agents/history-policy';
 import { GymError } from '../../src/errors';
 import type { ConversationItem } from '../../src/schemas/responses';
@@ -115,5 +123,37 @@ describe('parseHistoryPolicy', () => {
   it('needs at least one policy in its schema', () => {
     expect(HistoryPolicy.safeParse({}).success).toBe(false);
     expect(HistoryPolicy.safeParse({ last_turns: 2, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('--history-policy in gym eval run, eval files and the trigger API', () => {
+  const input = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
+  const output = () => path.join(os.tmpdir(), `history-policy-${process.pid}-${Math.random()}`, 'run');
+  const flags = (extra: Record<string, unknown>) => ({ env: 'example_multi_step', model: 'mock', input, output: output(), ...extra });
+
+  it('puts the policy in the run configuration', () => {
+    expect(buildRunConfig(flags({ 'history-policy': 'last-turns=2,drop-old-images' })).historyPolicy).toEqual({ last_turns: 2, keep_images: 1 });
+    expect(buildRunConfig(flags({})).historyPolicy).toBeUndefined();
+  });
+
+  it('refuses a policy it cannot read, and one for an external harness, naming the flag', () => {
+    expect(() => buildRunConfig(flags({ 'history-policy': 'last-turns=two' }))).toThrow('--history-policy: last-turns must be an integer ≥ 1, got "two"');
+    const swe = path.resolve(import.meta.dirname, '../../src/environments/swe_repair/data/example.jsonl');
+    expect(() => buildRunConfig(flags({ env: 'swe_repair', agent: 'pi', input: swe, 'history-policy': 'last-turns=2' }))).toThrow('--history-policy does not go with --agent pi: an external harness decides what its model is shown');
+  });
+
+  it('reads history_policy from an eval file', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'history-policy-file-'));
+    const file = path.join(dir, 'eval.yaml');
+    await writeFile(file, `env: example_multi_step\nmodel: mock\ninput: ${input}\noutput: ${path.join(dir, 'run')}\nhistory_policy: last-tokens=4000\n`);
+    expect(buildRunConfig(readConfigFile(file, EVAL_RUN_FLAG_NAMES)).historyPolicy).toEqual({ last_tokens: 4000 });
+  });
+
+  it('takes history_policy in a trigger API request, and names that field when it is wrong', async () => {
+    const runsDir = await mkdtemp(path.join(os.tmpdir(), 'history-policy-api-'));
+    const policy = { runsDir, taskQueue: 'q', allowedSecretEnv: new Set<string>() };
+    const request = (history_policy: string) => RunRequest.parse({ env: 'example_multi_step', model: 'mock', input, history_policy });
+    expect(runConfigFromRequest(request('drop-old-reasoning=0'), undefined, policy, () => {}).historyPolicy).toEqual({ keep_reasoning: 0 });
+    expect(() => runConfigFromRequest(request('last-turns=0'), undefined, policy, () => {})).toThrow(expect.objectContaining({ field: 'history_policy', message: 'history_policy: last-turns must be an integer ≥ 1, got "0"' }));
   });
 });
