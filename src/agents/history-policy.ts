@@ -72,6 +72,14 @@ export function parseHistoryPolicy(text: string, where: string): HistoryPolicy {
   return HistoryPolicy.parse(policy);
 }
 
+/** The policy in the flag's syntax: parseHistoryPolicy(formatHistoryPolicy(p)) is p. */
+export function formatHistoryPolicy(policy: HistoryPolicy): string {
+  return Object.entries(FLAG_KEYS)
+    .filter(([, spec]) => policy[spec.key] !== undefined)
+    .map(([name, spec]) => `${name}=${policy[spec.key]}`)
+    .join(',');
+}
+
 /** The history a model call would be shown whole: the initial context, then one item list per turn, oldest first. */
 export interface History {
   initial: readonly ConversationItem[];

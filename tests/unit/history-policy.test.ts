@@ -1,6 +1,6 @@
 // The simple agent's history policies on hand-built histories: the last N turns or tokens, older images
 // replaced by a marker, older reasoning left out, the account of what was dropped, and the policy's
-// syntax as the flag, an eval file and the trigger API take it.
+// syntax as the flag, an eval file, the trigger API and NeMo Gym's context_history give it.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,10 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { RunRequest } from '../../src/api/schemas';
 import { runConfigFromRequest } from '../../src/api/run-request';
 import { buildRunConfig, EVAL_RUN_FLAG_NAMES } from '../../src/cli/commands/eval-run';
+import { configRunFlags } from '../../src/cli/commands/eval-run-config';
 import { readConfigFile } from '../../src/cli/config-file';
-import { compactHistory, estimateTokens, HistoryPolicy, IMAGE_OMITTED, parseHistoryPolicy, type History } from '../../src/agents/history-policy';
+import { compactHistory, estimateTokens, formatHistoryPolicy, HistoryPolicy, IMAGE_OMITTED, parseHistoryPolicy, type History } from '../../src/agents/history-policy';
 import { GymError } from '../../src/errors';
+import { agentHistoryPolicy } from '../../src/routing/context-history';
+import { resolveConfigRun } from '../../src/routing/from-config';
 import type { ConversationItem } from '../../src/schemas/responses';
+import { PACKAGE_ROOT } from '../../src/util/paths';
 
 const user = (text: string): ConversationItem => ({ role: 'user', content: text });
 const call = (id: string): ConversationItem => ({ type: 'function_call', call_id: id, name: 'look', arguments: '{}' });
@@ -155,5 +159,54 @@ describe('--history-policy in gym eval run, eval files and the trigger API', () 
     const request = (history_policy: string) => RunRequest.parse({ env: 'example_multi_step', model: 'mock', input, history_policy });
     expect(runConfigFromRequest(request('drop-old-reasoning=0'), undefined, policy, () => {}).historyPolicy).toEqual({ keep_reasoning: 0 });
     expect(() => runConfigFromRequest(request('last-turns=0'), undefined, policy, () => {})).toThrow(expect.objectContaining({ field: 'history_policy', message: 'history_policy: last-turns must be an integer ≥ 1, got "0"' }));
+  });
+});
+
+describe("NeMo Gym's context_history", () => {
+  const recency = (config: unknown, extra: Record<string, unknown> = {}) => ({ enabled: true, policy: { type: 'recency', config }, ...extra });
+
+  it('reads the recency policy of simple_agent_with_compaction, and identity or disabled as the whole history', () => {
+    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_groups: 2 }, reasoning: { enabled: true, keep_last_blocks: 0 } }))).toEqual({ policy: { keep_images: 2, keep_reasoning: 0 }, problems: [] });
+    // NeMo Gym's defaults, and a zero window that still shows the pending observation.
+    expect(agentHistoryPolicy('a', recency({ images: { enabled: true }, reasoning: { enabled: true } })).policy).toEqual({ keep_images: 3, keep_reasoning: 3 });
+    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_groups: 0 } })).policy).toEqual({ keep_images: 1 });
+    expect(agentHistoryPolicy('a', { enabled: true })).toEqual({ problems: [] });
+    expect(agentHistoryPolicy('a', { enabled: false, policy: { type: 'recency' } })).toEqual({ problems: [] });
+    expect(agentHistoryPolicy('a', undefined)).toEqual({ problems: [] });
+  });
+
+  it('refuses by name what Gymflow does not do', () => {
+    expect(agentHistoryPolicy('a', recency({ reasoning: { enabled: true, keep_first_block: true } }, { schedule: { type: 'turn_chunked_recency', actions_per_chunk: 4 }, guards: { max_total_tokens: 9000 } })).problems).toEqual([
+      'agent "a": context_history.schedule.type: Gymflow compacts before every call (rolling_recency), not "turn_chunked_recency"',
+      'agent "a": context_history.guards: Gymflow has no admission guards (max_total_tokens); bound the prompt with --history-policy last-tokens=N instead',
+      'agent "a": context_history.policy.config.reasoning.keep_first_block: Gymflow keeps only the last blocks',
+    ]);
+    expect(agentHistoryPolicy('a', { enabled: true, policy: { type: 'summarize' } }).problems).toEqual(['agent "a": context_history.policy.type: "summarize" is not a policy Gymflow has (identity, recency); see docs/agents.md']);
+    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_group: 2 } })).problems).toEqual(['agent "a": context_history.policy.config.images: Unrecognized key: "keep_last_group"']);
+    expect(agentHistoryPolicy('a', recency({})).problems).toEqual(['agent "a": context_history.policy.config: the recency policy needs images.enabled or reasoning.enabled']);
+  });
+
+  it("becomes the run's --history-policy when gym eval run reads the configuration", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'history-policy-nemo-'));
+    const agent = 'example_multi_step_simple_agent.responses_api_agents.simple_agent';
+    const run = await resolveConfigRun({
+      files: [path.resolve(import.meta.dirname, '../fixtures/routing/three-environments.yaml')],
+      overrides: [`++${agent}.context_history={enabled: true, policy: {type: recency, config: {reasoning: {enabled: true, keep_last_blocks: 2}}}}`],
+      envYaml: '/dev/null',
+      input: path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl'),
+      agent: 'example_multi_step_simple_agent',
+      cwd: PACKAGE_ROOT,
+      env: {},
+    });
+    expect(run.historyPolicy).toEqual({ keep_reasoning: 2 });
+    const flags = configRunFlags(run);
+    expect(flags['history-policy']).toBe('drop-old-reasoning=2');
+    expect(buildRunConfig({ ...flags, env: undefined, model: 'mock', output: path.join(dir, 'run') }, () => {}, { env: run.environments[0]!, environments: run.environments }).historyPolicy).toEqual({ keep_reasoning: 2 });
+  });
+
+  it('round-trips the flag syntax', () => {
+    for (const policy of [{ last_turns: 3 }, { last_tokens: 500, keep_images: 2, keep_reasoning: 0 }] as HistoryPolicy[]) {
+      expect(parseHistoryPolicy(formatHistoryPolicy(policy), 'x')).toEqual(policy);
+    }
   });
 });
