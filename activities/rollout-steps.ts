@@ -4,6 +4,7 @@
 // retry continues at the last finished call: no model call paid twice, no tool mutating state twice.
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import { compactHistory, type HistoryPolicy } from '../src/agents/history-policy';
 import { nextMove, type ModelTurnShape } from '../src/agents/loop';
 import type { EnvRef } from '../src/environments/ref';
 import { resolveEnvironment } from '../src/environments/registry';
@@ -15,11 +16,11 @@ import { rolloutDiagnostics } from '../src/metrics/diagnostics';
 import { metered } from '../src/sandboxes/meter';
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
-import type { FailureRecord, RolloutRecord } from '../src/schemas/records';
+import type { FailureRecord, RolloutCompaction, RolloutRecord } from '../src/schemas/records';
 import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem, type ResponseObject } from '../src/schemas/responses';
 import { rolloutId } from '../src/schemas/task';
 import { callLog } from '../src/store/call-log';
-import { episodeOf, historyItems, totalUsage, type Episode, type Journal, type ModelTurn } from '../src/store/journal';
+import { episodeOf, historyItems, historyTurns, totalUsage, type Episode, type Journal, type ModelTurn } from '../src/store/journal';
 import { RunStore } from '../src/store/run-store';
 import { inSpan } from '../src/tracing/spans';
 import type { FailureDescription } from './step-retry';
@@ -39,6 +40,8 @@ export interface RolloutSpec {
   model: ModelSpec;
   judgeModel?: ModelSpec;
   maxSteps?: number;
+  /** What of its history the model is shown on each call (src/agents/history-policy.ts); absent: all of it. */
+  historyPolicy?: HistoryPolicy;
 }
 
 export interface RolloutKey {
@@ -119,6 +122,11 @@ function episodeResponse(episode: Episode): ResponseObject {
   };
 }
 
+/** The record's account of the history policy: every call of the episode that was not shown the whole history. */
+function compactionOf(policy: HistoryPolicy, episode: Episode): RolloutCompaction {
+  return { policy, compacted_calls: episode.turns.flatMap((t) => (t.model.compaction ? [{ call_id: t.model.callId, step: t.step, ...t.model.compaction }] : [])) };
+}
+
 function currentAttempt(): number {
   try {
     return Context.current().info.attempt;
@@ -167,7 +175,9 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   async function callModel(spec: RolloutSpec, key: RolloutKey, step: number, task: any, episode: Episode, journal: Journal): Promise<ModelTurn> {
     const id = rolloutId(key);
     const params = task.responses_create_params;
-    const input: ConversationItem[] = [...inputItems(params.input), ...historyItems(episode, step)];
+    const { seed, turns } = historyTurns(episode, step);
+    const initial: ConversationItem[] = [...inputItems(params.input), ...seed];
+    const { items: input, compaction } = spec.historyPolicy ? compactHistory({ initial, turns }, spec.historyPolicy) : { items: [...initial, ...turns.flat()], compaction: null };
     const reply = await requestModel(deps.gateway, spec.model, { ...params, input }, id, cancellation());
     const logged = {
       call_id: reply.callId,
@@ -180,6 +190,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       latency_ms: Math.round(reply.latencyMs * 10) / 10,
       status: reply.status,
       request: { ...params, input_items: input.length, input: undefined },
+      ...(compaction ? { compaction } : {}),
     };
     let response: ResponseObject;
     try {
@@ -197,6 +208,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       usage: response.usage ?? null,
       incomplete: !!response.incomplete_details,
       latencyMs: Math.round(reply.latencyMs * 10) / 10,
+      ...(compaction ? { compaction } : {}),
     };
     // The journal first: once it holds the turn, no retry pays for this call again.
     await journal.append({ kind: 'model', step, turn });
@@ -330,6 +342,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         _gf_model_call_ids: verified.modelCallIds,
         _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
         ...(attemptIndex ? { _ng_attempt_index: attemptIndex } : {}),
+        ...(spec.historyPolicy ? { _gf_compaction: compactionOf(spec.historyPolicy, episode) } : {}),
         _ng_rollout_id: id,
       };
       await store.appendRollout(record);

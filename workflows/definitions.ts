@@ -2,6 +2,7 @@
 // Imported by workflow code, so it holds no Node built-ins and only type imports from src/.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RolloutSpec } from '../activities/rollout-steps';
+import type { HistoryPolicy } from '../src/agents/history-policy';
 import type { EnvRef } from '../src/environments/ref';
 import type { AgentKind } from '../src/environments/types';
 import type { ModelSpec } from '../src/gateway/spec';
@@ -51,6 +52,8 @@ export interface RunInput {
   limit?: number;
   concurrency: number;
   maxSteps?: number;
+  /** What of its history the model is shown on each call; absent: all of it. */
+  historyPolicy?: HistoryPolicy;
   retry: RetrySettings;
   durability: Durability;
   /** Shard workflows the rollouts are spread over (each on whichever worker takes it). */

@@ -28,6 +28,7 @@ export const RunRequest = z.strictObject({
   num_repeats: positiveInt.optional(),
   concurrency: positiveInt.optional(),
   max_steps: positiveInt.optional(),
+  history_policy: z.string().optional().describe('what of its history the model is shown on each call, as --history-policy: last-turns=N, last-tokens=N, drop-old-images[=N], drop-old-reasoning[=N]'),
   max_attempts: positiveInt.optional(),
   durability: z.enum(['turn', 'rollout']).optional(),
   shards: positiveInt.optional(),

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { HistoryPolicy } from '../agents/history-policy';
 import { configError, findFile, loadConfig, type LoadOptions, type LoadedConfig } from '../config/load';
 import { isMap } from '../config/tree';
 import { collate } from '../datasets/collate';
@@ -15,6 +16,7 @@ import { resolveEnvironment } from '../environments/registry';
 import { GymError } from '../errors';
 import { taskProblems } from '../tasks/load';
 import { PACKAGE_ROOT } from '../util/paths';
+import { runHistoryPolicy } from './context-history';
 import { routingGraph, type RoutingGraph } from './graph';
 import { RoutingSettings, routeRows, settingsProblems, type RoutedRow } from './route';
 import { ROW_ENVIRONMENT } from './row';
@@ -47,6 +49,8 @@ export interface ConfigRun {
   readonly datasetHash: string;
   /** The environments the rows are played against, the first row's first. */
   readonly environments: EnvRef[];
+  /** The history policy of the routed agents' context_history (absent: the whole history). */
+  readonly historyPolicy?: HistoryPolicy;
   /** The policy model server the routed agents use, when they agree on one. */
   readonly modelServer: { name: string; implementation: string; config: Record<string, unknown> } | undefined;
   /** What the run will do, for the dry run's report and the log. */
@@ -94,19 +98,22 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     warnings.push(...routed.warnings);
     problems.push(...rowProblems(routed.rows));
   }
+  const agentsUsed = routed ? [...new Set(routed.rows.map((r) => r.agent))] : [];
+  const history = runHistoryPolicy(agentsUsed.flatMap((a) => graph.agents.get(a) ?? []));
+  problems.push(...history.problems);
   if (problems.length) throw new GymError('BAD_INPUT', `the run cannot start: ${problems.length} problem(s) in its configuration, routing or data (nothing was started)`, problems);
   if (routed!.rows.length === 0) throw new GymError('BAD_INPUT', `${input!.from} has no task rows`);
 
   const lines = materialize(routed!.rows);
   const hash = createHash('sha256');
   for (const line of lines) hash.update(line + '\n');
-  const agentsUsed = [...new Set(routed!.rows.map((r) => r.agent))];
   return {
     loaded,
     keys,
     lines,
     datasetHash: hash.digest('hex'),
     environments: uniqueEnvs(routed!.rows.map((r) => r.env)),
+    ...(history.policy ? { historyPolicy: history.policy } : {}),
     modelServer: modelServerOf(agentsUsed, graph),
     summary: summarize(routed!.rows, input!.from, split),
     warnings,

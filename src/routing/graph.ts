@@ -15,6 +15,8 @@ export interface AgentNode {
   readonly implementation: string;
   readonly resourcesServer: string | undefined;
   readonly modelServer: string | undefined;
+  /** NeMo Gym's context_history (simple_agent_with_compaction), as the configuration has it. */
+  readonly contextHistory?: unknown;
 }
 
 export interface RoutingGraph {
@@ -43,7 +45,7 @@ export function routingGraph(loaded: LoadedConfig): RoutingGraph {
   const pins = new Map<string, string[]>();
   for (const s of servers) {
     if (s.type === 'responses_api_agents') {
-      agents.set(s.name, { name: s.name, implementation: s.implementation, resourcesServer: refName(s.config.resources_server), modelServer: refName(s.config.model_server) });
+      agents.set(s.name, { name: s.name, implementation: s.implementation, resourcesServer: refName(s.config.resources_server), modelServer: refName(s.config.model_server), contextHistory: s.config.context_history });
     } else if (s.type === 'resources_servers') environments.set(s.name, environmentOf(s));
     else if (s.type === 'responses_api_models') models.set(s.name, s);
     const declared = Array.isArray(s.config.datasets) ? s.config.datasets : [];

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { HistoryPolicy } from '../agents/history-policy';
 import { EnvRef } from '../environments/ref';
 import { ExportersConfig } from '../exporters/config';
 import { ModelSpec } from '../gateway/spec';
@@ -29,6 +30,8 @@ export const RunConfig = z.object({
   /** The task queue the run's work is on: its own by default, so no other run's worker picks it up. */
   taskQueue: z.string().min(1),
   maxSteps: z.number().int().min(1).optional(),
+  /** What of its history the model is shown on each call (`--history-policy`); absent: all of it. */
+  historyPolicy: HistoryPolicy.optional(),
   retry: z.object({
     maximumAttempts: z.number().int().min(1),
     initialIntervalMs: z.number().int().min(1),
@@ -85,13 +88,18 @@ const hash16 = (material: unknown) => createHash('sha256').update(JSON.stringify
  */
 export function runIdentity(config: RunConfig, datasetHash: string): string {
   const { model, judgeModel, numRepeats, limit, maxSteps } = config;
-  return hash16({ env: withoutRemoteBounds(config.env), model: withoutEndpoint(model), judgeModel: withoutEndpoint(judgeModel), numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
+  return hash16({ env: withoutRemoteBounds(config.env), model: withoutEndpoint(model), judgeModel: withoutEndpoint(judgeModel), numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, ...historyPolicyOf(config), datasetHash });
 }
 
 /** The identity as manifests written before endpoints were excluded hold it (the whole model spec). */
 function endpointBoundIdentity(config: RunConfig, datasetHash: string): string {
   const { env, model, judgeModel, numRepeats, limit, maxSteps } = config;
-  return hash16({ env, model, judgeModel: judgeModel ?? null, numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, datasetHash });
+  return hash16({ env, model, judgeModel: judgeModel ?? null, numRepeats, limit: limit ?? null, maxSteps: maxSteps ?? null, ...historyPolicyOf(config), datasetHash });
+}
+
+/** Hashed only when set, so the identities of runs without a history policy stay what they were. */
+function historyPolicyOf(config: RunConfig): { historyPolicy?: HistoryPolicy } {
+  return config.historyPolicy ? { historyPolicy: config.historyPolicy } : {};
 }
 
 /** Whether a stored identity is this configuration's, in either way it has been computed. */

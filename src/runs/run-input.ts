@@ -16,6 +16,7 @@ export const RunInput = RunConfig.pick({
   limit: true,
   concurrency: true,
   maxSteps: true,
+  historyPolicy: true,
   retry: true,
   stepsPerExecution: true,
   durability: true,

@@ -1,6 +1,7 @@
 // What a run writes: one rollout record per task × repeat (rollouts.jsonl) and one sidecar record per
 // rollout that exhausted its retries (failures.jsonl). Wire names follow NeMo Gym's rollout rows.
 import { z } from 'zod';
+import { CompactionSummary, HistoryPolicy } from '../agents/history-policy';
 import { ResponseObject } from './responses';
 
 const count = z.number().int().nonnegative();
@@ -22,6 +23,13 @@ export const RolloutDiagnostics = z.object({
 });
 export type RolloutDiagnostics = z.infer<typeof RolloutDiagnostics>;
 
+/** A rollout played under a history policy: the policy, and each model call that was not shown the whole history. */
+export const RolloutCompaction = z.object({
+  policy: HistoryPolicy,
+  compacted_calls: z.array(CompactionSummary.extend({ call_id: z.string(), step: z.number().int() })),
+});
+export type RolloutCompaction = z.infer<typeof RolloutCompaction>;
+
 export const RolloutRecord = z.looseObject({
   _ng_task_index: z.number().int(),
   _ng_rollout_index: z.number().int(),
@@ -37,6 +45,8 @@ export const RolloutRecord = z.looseObject({
   _gf_diagnostics: RolloutDiagnostics.optional(),
   /** NeMo Gym's attempt index: how many earlier attempts of this rollout ended in the sidecar (absent: none). */
   _ng_attempt_index: z.number().int().min(1).optional(),
+  /** Present when the run has a history policy (`--history-policy`): the model did not see the whole history. */
+  _gf_compaction: RolloutCompaction.optional(),
 });
 export type RolloutRecord = z.infer<typeof RolloutRecord>;
 
@@ -98,6 +108,8 @@ export const ModelCallRecord = z.looseObject({
   role: z.enum(['policy', 'judge']).optional(),
   /** The route called: `/v1/responses`, `/v1/chat/completions` or `/v1/messages`; `response` is in its wire shape. */
   route: z.string().optional(),
+  /** What the run's history policy left out of this call's input (absent: the whole history was sent). */
+  compaction: CompactionSummary.optional(),
   /** The id in the rollout-scoped URL the call came through. */
   rollout_attempt_id: z.string().optional(),
   /** sha256 of the canonical JSON of the whole request body, which `request` summarizes. */

@@ -4,6 +4,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { CompactionSummary } from '../agents/history-policy';
 import type { ConversationItem, FunctionCallOutputItem, ResponseObject, Usage } from '../schemas/responses';
 import type { VerifyResult } from '../schemas/verify';
 import { rethrowDiskFull } from './disk-full';
@@ -17,6 +18,8 @@ export interface ModelTurn {
   incomplete: boolean;
   /** How long the call took, as the caller measured it (absent in journals written before it was kept). */
   latencyMs?: number;
+  /** What the run's history policy left out of this call's input; absent when it was shown the whole history. */
+  compaction?: CompactionSummary;
 }
 
 export type JournalEntry =
@@ -235,14 +238,20 @@ export function episodeOf(entries: readonly JournalEntry[]): Episode {
   return { seed, turns: ordered, verify, state, failedTries };
 }
 
-/** The conversation after the task's input: seed items, then each turn's output and replies. */
-export function historyItems(episode: Episode, beforeStep = Infinity): ConversationItem[] {
-  const items: ConversationItem[] = [...(episode.seed?.items ?? [])];
+/** The conversation after the task's input, by turn: the seed's items, then each turn's output and replies. */
+export function historyTurns(episode: Episode, beforeStep = Infinity): { seed: ConversationItem[]; turns: ConversationItem[][] } {
+  const turns: ConversationItem[][] = [];
   for (const t of episode.turns) {
     if (t.step >= beforeStep) break;
-    items.push(...t.model.output, ...t.tools.map((x) => x.item), ...(t.env?.items ?? []));
+    turns.push([...t.model.output, ...t.tools.map((x) => x.item), ...(t.env?.items ?? [])]);
   }
-  return items;
+  return { seed: [...(episode.seed?.items ?? [])], turns };
+}
+
+/** The conversation after the task's input: seed items, then each turn's output and replies. */
+export function historyItems(episode: Episode, beforeStep = Infinity): ConversationItem[] {
+  const { seed, turns } = historyTurns(episode, beforeStep);
+  return [...seed, ...turns.flat()];
 }
 
 /** Usage summed over turns, as NeMo Gym's agent reports it for the whole episode. */

@@ -89,6 +89,7 @@ function evidenceOf(call: z.infer<typeof LoggedCall>): CallEvidence {
     tokens: callTokens(call),
     answer_key: turnKey(answerItems(call.response)),
     response_id: typeof response?.id === 'string' ? response.id : undefined,
+    ...(call.compaction ? { compaction: call.compaction } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // One rollout's model calls rebuilt into the one training response a trainer consumes: the chain of
 // calls from the first prompt to the call whose answer was scored, every other call accounted for.
-import type { DroppedCall, DropReason, MaskReason, TrainingRecord, UsedCall } from './schema';
+import type { CompactionSummary } from '../agents/history-policy';
+import type { CompactedCall, DroppedCall, DropReason, MaskReason, TrainingRecord, UsedCall } from './schema';
 import type { BundleResult, TokenBundle } from './tokens';
 
 /** What the call log says about one call, reduced to what the rebuild needs. */
@@ -17,6 +18,8 @@ export interface CallEvidence {
   /** turnKey() of the call's answer: its model-authored content. */
   answer_key: string;
   response_id?: string;
+  /** What the run's history policy left out of the call's input: its prompt need not extend the turn before. */
+  compaction?: CompactionSummary;
 }
 
 /** What the rollout's record says about how the episode ended. */
@@ -48,6 +51,8 @@ interface Node {
   children: Node[];
   /** Why the call starts a chain of its own although the agent made it after another. */
   rootNote?: string;
+  /** It starts a chain because the history policy compacted its input (not because its tokens were rewritten). */
+  compactedRoot?: boolean;
 }
 
 class Masked {
@@ -90,6 +95,15 @@ function distinctCalls(calls: readonly CallEvidence[]): CallEvidence[] {
   return [...seen.values()];
 }
 
+function compactionText(c: CompactionSummary): string {
+  const parts = [
+    c.turns_dropped ? `${c.turns_dropped} of ${c.turns} turns dropped` : '',
+    c.images_omitted ? `${c.images_omitted} images omitted` : '',
+    c.reasoning_omitted ? `${c.reasoning_omitted} reasoning items omitted` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
 /**
  * Links each call to the call it continues. A call of the agent's turns claims the previous turn's call as
  * its parent, and the claim holds only if that call's prompt + generation is a token prefix of this prompt;
@@ -110,7 +124,10 @@ function link(nodes: Node[], kept: readonly string[]): Node[] {
       // The agent's first turn starts the episode; a later one continues the turn before it, if its tokens say so.
       const claimed = at > 0 ? byId.get(kept[at - 1]!) : undefined;
       if (claimed && continues(claimed, node.tokens.prompt_token_ids)) parent = claimed;
-      else if (claimed) node.rootNote = `its prompt does not extend call ${claimed.call.call_id}, the turn before it`;
+      else if (claimed && node.call.compaction) {
+        node.compactedRoot = true;
+        node.rootNote = `the history policy compacted its input (${compactionText(node.call.compaction)}), so it does not extend call ${claimed.call.call_id}, the turn before it`;
+      } else if (claimed) node.rootNote = `its prompt does not extend call ${claimed.call.call_id}, the turn before it`;
     } else {
       let best: Node[] = [];
       for (const candidate of done) {
@@ -185,6 +202,7 @@ function offPathReason(node: Node, path: Node[], final: Node): { reason: DropRea
   if (twin) return { reason: 'retry', detail: `same prompt as call ${twin.call.call_id}, which the final path keeps` };
   if (rootOf(node) === path[0]) return { reason: 'branch', detail: node.parent ? `continues call ${node.parent.call.call_id}` : undefined };
   const start = path[0]!;
+  if (start.compactedRoot) return { reason: 'before_compaction', detail: `before call ${start.call.call_id} started a new chain: ${start.rootNote}` };
   return { reason: 'other_chain', detail: start.rootNote ? `before call ${start.call.call_id} started a new chain: ${start.rootNote}` : 'not connected to the final call' };
 }
 
@@ -214,6 +232,7 @@ export function rebuildEpisode(input: EpisodeInput): TrainingRecord {
   const drop = (call: CallEvidence, reason: DropReason, detail?: string) => dropped.set(call.call_id, { call_id: call.call_id, reason, ...(detail ? { detail } : {}) });
   let calls: CallEvidence[] = [...input.calls];
   let chains = 0;
+  let compacted: CompactedCall[] = [];
   try {
     if (input.unreadable?.length) throw new Masked('unreadable_call_record', input.unreadable.join('; '));
     calls = distinctCalls(input.calls);
@@ -234,6 +253,7 @@ export function rebuildEpisode(input: EpisodeInput): TrainingRecord {
     const usable = new Set(nodes.map((n) => n.call.call_id));
     const roots = link(nodes, outcome.kept_call_ids.filter((id) => usable.has(id)));
     chains = roots.length;
+    compacted = nodes.filter((n) => n.call.compaction).sort(byTime).map((n) => ({ call_id: n.call.call_id, step: n.call.step, new_chain: !n.parent }));
     const final = finalCall(nodes, roots, outcome);
     const path: Node[] = [];
     for (let n: Node | undefined = final; n; n = n.parent) path.unshift(n);
@@ -243,7 +263,7 @@ export function rebuildEpisode(input: EpisodeInput): TrainingRecord {
       const why = offPathReason(node, path, final);
       drop(node.call, why.reason, why.detail);
     }
-    return { ...base, ...assemble(path), masked: false, mask_reason: null, mask_detail: null, dropped_calls: ordered(calls, dropped), chains };
+    return { ...base, ...assemble(path), masked: false, mask_reason: null, mask_detail: null, dropped_calls: ordered(calls, dropped), chains, compacted_calls: compacted };
   } catch (e) {
     if (!(e instanceof Masked)) throw e;
     for (const call of calls) if (!dropped.has(call.call_id)) drop(call, 'unresolved');
@@ -259,6 +279,7 @@ export function rebuildEpisode(input: EpisodeInput): TrainingRecord {
       calls: [],
       dropped_calls: ordered(calls, dropped),
       chains,
+      compacted_calls: compacted,
     };
   }
 }

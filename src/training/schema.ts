@@ -16,7 +16,9 @@ export const DropReason = z.enum([
   'branch',
   /** Extends the final call: made after the answer that was scored. */
   'after_final_call',
-  /** In another chain: before a compaction or rewrite of the context, or unrelated to the final call. */
+  /** Before the call where the run's history policy compacted the input and the final chain starts. */
+  'before_compaction',
+  /** In another chain: before a rewrite of the context (not by the history policy), or unrelated to the final call. */
   'other_chain',
   /** The rollout is masked; the call's place could not be settled. */
   'unresolved',
@@ -55,6 +57,15 @@ export const UsedCall = z.object({
 });
 export type UsedCall = z.infer<typeof UsedCall>;
 
+/** A call whose input the run's history policy compacted, and whether its prompt therefore started a new chain. */
+export const CompactedCall = z.object({
+  call_id: z.string(),
+  step: z.number().int(),
+  /** False when its tokens still extend the turn before (what the policy left out never reached the prompt). */
+  new_chain: z.boolean(),
+});
+export type CompactedCall = z.infer<typeof CompactedCall>;
+
 export const DroppedCall = z.object({ call_id: z.string(), reason: DropReason, detail: z.string().optional() });
 export type DroppedCall = z.infer<typeof DroppedCall>;
 
@@ -80,5 +91,7 @@ export const TrainingRecord = z.object({
   dropped_calls: z.array(DroppedCall),
   /** Chains the calls formed: more than one after a compaction or rewrite of the context. */
   chains: z.number().int().nonnegative(),
+  /** The calls (with generated tokens) whose input the history policy compacted, in order; empty without one. */
+  compacted_calls: z.array(CompactedCall),
 });
 export type TrainingRecord = z.infer<typeof TrainingRecord>;

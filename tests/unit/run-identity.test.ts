@@ -65,6 +65,20 @@ describe('run identity', () => {
     expect(runIdentity(base, 'other')).not.toBe(id);
   });
 
+  it('changes with the history policy, and a run without one keeps the identity it had before policies existed', () => {
+    const id = runIdentity(base, 'h');
+    const turns = runIdentity({ ...base, historyPolicy: { last_turns: 2 } }, 'h');
+    expect(turns).not.toBe(id);
+    expect(runIdentity({ ...base, historyPolicy: { last_turns: 3 } }, 'h')).not.toBe(turns);
+    // The endpoint fields runIdentity leaves out, as it did before history policies existed.
+    const { base_url: _url, api_key_env: _key, timeouts: _timeouts, endpoint_file: _file, rotation: _rotation, ...model } = base.model as Record<string, unknown>;
+    const before = createHash('sha256')
+      .update(JSON.stringify({ env: base.env, model, judgeModel: null, numRepeats: 2, limit: null, maxSteps: null, datasetHash: 'h' }))
+      .digest('hex')
+      .slice(0, 16);
+    expect(id).toBe(before);
+  });
+
   it('still accepts a manifest whose identity was computed with the endpoint', () => {
     const stored = createHash('sha256')
       .update(JSON.stringify({ env: base.env, model: base.model, judgeModel: null, numRepeats: 2, limit: null, maxSteps: null, datasetHash: 'h' }))

@@ -93,7 +93,7 @@ describe('rebuildEpisode', () => {
     ]);
   });
 
-  it('starts a new chain where the context was compacted, and trains on the chain that ends the episode', () => {
+  it('starts a new chain where the context was rewritten, and trains on the chain that ends the episode', () => {
     const calls = [call('a', [1, 2], [10]), call('b', [1, 2, 10, 3], [11]), call('c', [1, 99, 3], [12, 13])];
     const out = rebuildEpisode({ outcome: outcome({ kept_call_ids: ['a', 'b', 'c'] }), calls });
     expect(out.masked).toBe(false);
@@ -106,6 +106,32 @@ describe('rebuildEpisode', () => {
       { call_id: 'a', reason: 'other_chain', detail },
       { call_id: 'b', reason: 'other_chain', detail },
     ]);
+  });
+
+  it('names the history policy as the reason a compacted call starts a new chain', () => {
+    const compaction = { turns: 2, turns_dropped: 1, items_dropped: 2, images_omitted: 0, reasoning_omitted: 0, tokens_before: 30, tokens_after: 20 };
+    const calls = [call('a', [1, 2], [10]), call('b', [1, 2, 10, 3], [11]), call('c', [1, 2, 11, 4], [12, 13], { step: 2, compaction })];
+    const out = rebuildEpisode({ outcome: outcome({ kept_call_ids: ['a', 'b', 'c'] }), calls });
+    expect(out.masked).toBe(false);
+    expect(out.chains).toBe(2);
+    expect(out.prompt_token_ids).toEqual([1, 2, 11, 4]);
+    expect(out.response_token_ids).toEqual([12, 13]);
+    expect(out.calls.map((c) => c.call_id)).toEqual(['c']);
+    expect(out.compacted_calls).toEqual([{ call_id: 'c', step: 2, new_chain: true }]);
+    const detail = 'before call c started a new chain: the history policy compacted its input (1 of 2 turns dropped), so it does not extend call b, the turn before it';
+    expect(out.dropped_calls).toEqual([
+      { call_id: 'a', reason: 'before_compaction', detail },
+      { call_id: 'b', reason: 'before_compaction', detail },
+    ]);
+  });
+
+  it('keeps one chain through a compacted call whose tokens still extend the turn before', () => {
+    // What the policy left out never reached the prompt (a template that drops old reasoning anyway).
+    const compaction = { turns: 1, turns_dropped: 0, items_dropped: 1, images_omitted: 0, reasoning_omitted: 1, tokens_before: 9, tokens_after: 5 };
+    const calls = [call('a', [1], [10]), call('b', [1, 10, 3], [11], { step: 1, compaction })];
+    const out = rebuildEpisode({ outcome: outcome({ kept_call_ids: ['a', 'b'] }), calls });
+    expect(out).toMatchObject({ masked: false, chains: 1, prompt_token_ids: [1], response_token_ids: [10, 3, 11], dropped_calls: [] });
+    expect(out.compacted_calls).toEqual([{ call_id: 'b', step: 1, new_chain: false }]);
   });
 
   it('masks the rollout when nothing tells which of two retries of the last prompt was kept', () => {

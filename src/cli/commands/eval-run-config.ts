@@ -1,7 +1,9 @@
 // How `gym eval run` reads a NeMo Gym configuration's run keys as its own flags: output, repeats,
-// concurrency and the policy model server (openai_model, vllm_model); flags on the command line win.
+// concurrency, the agents' context_history and the policy model server (openai_model, vllm_model); flags on
+// the command line win.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { formatHistoryPolicy } from '../../agents/history-policy';
 import { SERVER_TYPES } from '../../config/check';
 import { isMap } from '../../config/tree';
 import { GymError } from '../../errors';
@@ -32,6 +34,7 @@ export function configRunFlags(run: ConfigRun): Flags {
     flags['num-repeats'] = String(keys.num_repeats);
   }
   if (typeof keys.num_samples_in_parallel === 'number') flags.concurrency = String(keys.num_samples_in_parallel);
+  if (run.historyPolicy) flags['history-policy'] = formatHistoryPolicy(run.historyPolicy);
   return { ...flags, ...modelFlags(run) };
 }
 

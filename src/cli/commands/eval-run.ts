@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { parseHistoryPolicy, type HistoryPolicy } from '../../agents/history-policy';
 import { GymError } from '../../errors';
 import { environmentNames, resolveEnvironment } from '../../environments/registry';
 import { envKey, envLabel, HarnessRef, type EnvRef } from '../../environments/ref';
@@ -45,6 +46,10 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --num-repeats K      rollouts per task (default 1)
   --concurrency C      rollouts in flight (default 8)
   --max-steps S        model turns per rollout (default: until the model stops calling tools)
+  --history-policy P   what of its history the model is shown on each call, comma-separated:
+                       last-turns=N, last-tokens=N (estimated), drop-old-images[=N] (keep the last N
+                       observations' images, default 1), drop-old-reasoning[=N] (keep the last N turns'
+                       reasoning, default 1); default: the whole history (docs/agents.md)
   --max-attempts A     attempts per activity before a rollout goes to failures.jsonl (default 3)
 ${BACKOFF_USAGE}
   --count-as-zero C,D  score sidecar rollouts of these failure classes as reward 0 in the metrics
@@ -107,6 +112,7 @@ const FLAGS = {
   'num-repeats': { type: 'string' },
   concurrency: { type: 'string' },
   'max-steps': { type: 'string' },
+  'history-policy': { type: 'string' },
   'max-attempts': { type: 'string' },
   backoff: { type: 'string', multiple: true },
   'count-as-zero': { type: 'string', multiple: true },
@@ -242,6 +248,14 @@ function harnessFlags(values: Values): { harness?: HarnessRef } {
   return { harness: parsed.data };
 }
 
+/** The simple agent's history policy; an external harness keeps its own history, so the two do not go together. */
+function historyPolicyFlag(values: Values, env: EnvRef): HistoryPolicy | undefined {
+  const text = values['history-policy'];
+  if (text === undefined) return undefined;
+  if (env.harness) throw new GymError('BAD_FLAG', `--history-policy does not go with --agent ${env.harness.name}: an external harness decides what its model is shown`);
+  return parseHistoryPolicy(String(text), '--history-policy');
+}
+
 /** A harness plays whole rollouts, so a run with one takes the rollout grain; asking for the turn grain is refused. */
 function durabilityOf(values: Values, env: EnvRef): unknown {
   if (!env.harness) return values.durability ?? 'turn';
@@ -283,6 +297,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     shards: intFlag(values, 'shards', { min: 1, max: MAX_SHARDS, fallback: defaultShards(concurrency) }),
     taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
+    historyPolicy: historyPolicyFlag(values, env),
     durability: durabilityOf(values, env),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }), byClass: backoffFlag(values) },
     countAsZero: failureClassesFlag(values, 'count-as-zero'),
