@@ -19,7 +19,7 @@ const RESERVED = new Set([
   'mlflow_tracking_token', 'upload_rollouts', 'upload_rollouts_to_wandb',
   // Keys the NeMo Gym CLI sets from its flags (`gym eval run -i/-o/--limit/…`).
   'agent_name', 'input_jsonl_fpath', 'output_jsonl_fpath', 'limit', 'num_repeats', 'num_samples_in_parallel', 'responses_create_params',
-  'split', 'agent_map', 'agent_type', 'prompt_config', 'resume', 'disable_aggregation', 'route_failures_to_sidecar', 'count_as_zero',
+  'split', 'agent_map', 'agent_type', 'allow_unsupported_pairing', 'prompt_config', 'resume', 'disable_aggregation', 'route_failures_to_sidecar', 'count_as_zero',
 ]);
 
 export const SERVER_TYPES = ['resources_servers', 'responses_api_agents', 'responses_api_models', 'environment_servers'] as const;

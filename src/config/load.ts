@@ -5,6 +5,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { GymError } from '../errors';
+import { agentTypeFile } from './agent-type';
+import { searchRoots } from './roots';
+import { composeUnboundAgent, type Composition } from './compose';
 import { resolveTree, type ConfigProblem } from './interpolate';
 import { overridesTree, parseOverride } from './overrides';
 import { isMap, mergeInto, type ConfigMap, type Sources } from './tree';
@@ -24,6 +27,8 @@ export interface LoadOptions {
   readonly searchDirs?: readonly string[];
   /** Looked in last, after cwd and the including file's folder. */
   readonly installRoot?: string;
+  /** `--agent-type NAME[/FLAVOR]`: a standalone agent config merged last and composed onto the configuration's agents. */
+  readonly agentType?: string;
 }
 
 export interface LoadedConfig {
@@ -32,6 +37,8 @@ export interface LoadedConfig {
   /** Every file merged, in merge order (env.yaml last when there is one). */
   readonly files: readonly string[];
   readonly warnings: readonly string[];
+  /** The agent composed onto the configuration's agents (an unbound agent config, e.g. from --agent-type). */
+  readonly composition?: Composition;
 }
 
 export function loadConfig(opts: LoadOptions): LoadedConfig {
@@ -43,6 +50,11 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
   const cliPaths = overrides.filter((o) => o.path.length === 1 && o.path[0] === 'config_paths').flatMap((o) => pathList(o.value, COMMAND_LINE));
   const roots = [...pathList(envDoc.config_paths ?? [], envYaml ?? 'env.yaml'), ...cliPaths].map((p) => findFile(p, opts, undefined, envYaml ?? COMMAND_LINE));
   roots.push(...(opts.files ?? []).map((f) => findFile(f, opts, undefined, '--config')));
+  if (opts.agentType !== undefined) {
+    const agent = agentTypeFile(opts.agentType, opts);
+    roots.push(agent.file);
+    if (agent.warning) warnings.push(agent.warning);
+  }
 
   const ordered: { file: string; doc: ConfigMap }[] = [];
   const seen = new Set<string>();
@@ -65,10 +77,12 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
   mergeInto(tree, withoutPaths(overridesTree(overrides, tree)), COMMAND_LINE, sources);
   const allFiles = [...ordered.map((o) => o.file), ...(envYaml ? [envYaml] : [])];
   tree.config_paths = allFiles.filter((f) => f !== envYaml);
+  // Before `???` values are reported: the unbound agent's resources_server is one.
+  const composition = composeUnboundAgent(tree, sources);
 
   const { config, problems } = resolveTree(tree, sources, opts.env);
   if (problems.length > 0) throw configError(problems);
-  return { config, sources, files: allFiles, warnings };
+  return { config, sources, files: allFiles, warnings, ...(composition ? { composition } : {}) };
 }
 
 export function configError(problems: readonly ConfigProblem[]): GymError {
@@ -89,10 +103,6 @@ function pathList(value: unknown, where: string): string[] {
   return value;
 }
 
-function searchRoots(opts: LoadOptions, includer: string | undefined): string[] {
-  const extra = [opts.env.GYMFLOW_CONFIG_ROOTS, opts.env.NEMO_GYM_EXTRA_ROOTS].flatMap((v) => (v ? v.split(path.delimiter).filter(Boolean) : []));
-  return [...(opts.searchDirs ?? []), ...extra, opts.cwd, ...(includer ? [path.dirname(includer)] : []), ...(opts.installRoot ? [opts.installRoot] : [])];
-}
 
 /** A path as NeMo Gym resolves config and dataset paths: absolute, or under the search roots, cwd, the including file's folder, the install root. */
 export function findFile(p: string, opts: LoadOptions, includer: string | undefined, where: string): string {

@@ -19,6 +19,7 @@ import { PACKAGE_ROOT } from '../util/paths';
 import { runHistoryPolicy } from './context-history';
 import { routingGraph, type RoutingGraph } from './graph';
 import { RoutingSettings, routeRows, settingsProblems, type RoutedRow } from './route';
+import { pairingAllowedByEnv, pairingProblems } from './pairing';
 import { ROW_ENVIRONMENT } from './row';
 
 /** The routed rows a run plays, written into its folder (NeMo Gym's materialized inputs). */
@@ -35,6 +36,9 @@ export interface ConfigRunRequest {
   readonly input?: string;
   readonly split?: string;
   readonly agent?: string;
+  /** `--agent-type NAME[/FLAVOR]`: the agent type composed onto the configuration's agents. */
+  readonly agentType?: string;
+  readonly allowUnsupportedPairing?: boolean;
   readonly limit?: number;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -61,7 +65,7 @@ export interface ConfigRun {
 type Problems = string[];
 
 export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun> {
-  const opts: LoadOptions = { files: req.files, overrides: req.overrides, cwd: req.cwd, env: req.env, envYaml: req.envYaml, searchDirs: req.searchDirs, installRoot: PACKAGE_ROOT };
+  const opts: LoadOptions = { files: req.files, overrides: req.overrides, cwd: req.cwd, env: req.env, envYaml: req.envYaml, searchDirs: req.searchDirs, installRoot: PACKAGE_ROOT, agentType: req.agentType };
   const loaded = loadConfig(opts);
   const { datasets, problems: declarationProblems } = declaredDatasets(loaded);
   if (declarationProblems.length) throw configError(declarationProblems);
@@ -97,6 +101,10 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     problems.push(...routed.problems);
     warnings.push(...routed.warnings);
     problems.push(...rowProblems(routed.rows));
+    const allow = !!req.allowUnsupportedPairing || keys.allow_unsupported_pairing === true || pairingAllowedByEnv(req.env);
+    const pairing = pairingProblems(routed.rows, graph, allow);
+    problems.push(...pairing.problems, ...oneWayOfPlaying(routed.rows, graph));
+    warnings.push(...pairing.warnings);
   }
   const agentsUsed = routed ? [...new Set(routed.rows.map((r) => r.agent))] : [];
   const history = runHistoryPolicy(agentsUsed.flatMap((a) => graph.agents.get(a) ?? []));
@@ -115,9 +123,23 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     environments: uniqueEnvs(routed!.rows.map((r) => r.env)),
     ...(history.policy ? { historyPolicy: history.policy } : {}),
     modelServer: modelServerOf(agentsUsed, graph),
-    summary: summarize(routed!.rows, input!.from, split),
+    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split)],
     warnings,
   };
+}
+
+/** A run plays all its rows one way: Gymflow's agent loop, or one harness (its grain and gateway depend on it). */
+function oneWayOfPlaying(rows: readonly RoutedRow[], graph: RoutingGraph): Problems {
+  const ways = new Map<string, string[]>();
+  for (const r of rows) {
+    const way = r.env.harness ? `harness ${r.env.harness.name} in ${r.env.harness.sandbox}` : "Gymflow's agent loop";
+    const agents = ways.get(way) ?? [];
+    if (!agents.includes(r.agent)) agents.push(r.agent);
+    ways.set(way, agents);
+  }
+  if (ways.size <= 1) return [];
+  const described = [...ways.entries()].map(([way, agents]) => `${agents.map((a) => `${a} (${graph.agents.get(a)!.implementation})`).join(', ')}: ${way}`);
+  return [`the routed agents play their rows in different ways (${described.join('; ')}); one run plays every row with the same agent loop or harness: run them as separate runs, or pick one with --agent-type`];
 }
 
 function splitProblems(split: string, datasets: readonly DeclaredDataset[]): Problems {
@@ -199,6 +221,11 @@ function modelServerOf(agents: readonly string[], graph: RoutingGraph): ConfigRu
   if (names.length !== 1) return undefined;
   const server = graph.models.get(names[0]!);
   return server ? { name: server.name, implementation: server.implementation, config: server.config } : undefined;
+}
+
+function compositionSummary(loaded: LoadedConfig): string[] {
+  const c = loaded.composition;
+  return c ? [`agent type ${c.agentType}${c.from ? ` (${c.from})` : ''} plays for ${c.targets.join(', ')}`] : [];
 }
 
 function summarize(rows: readonly RoutedRow[], from: string, split: string | undefined): string[] {

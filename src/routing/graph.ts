@@ -5,9 +5,10 @@ import type { LoadedConfig } from '../config/load';
 import { isMap, type ConfigMap } from '../config/tree';
 import type { EnvRef } from '../environments/ref';
 import { environmentNames, getEnvironment } from '../environments/registry';
+import { agentPlay, type AgentPlay } from './agent-types';
 
-/** A resources server's environment, or why it cannot be one. */
-export type EnvOf = { env: EnvRef; ignored: string[] } | { problem: string };
+/** A resources server's environment (with the agent types its `allowed_agents` accepts, when it says), or why it cannot be one. */
+export type EnvOf = { env: EnvRef; ignored: string[]; allowedAgents?: string[] } | { problem: string };
 
 export interface AgentNode {
   readonly name: string;
@@ -17,6 +18,8 @@ export interface AgentNode {
   readonly modelServer: string | undefined;
   /** NeMo Gym's context_history (simple_agent_with_compaction), as the configuration has it. */
   readonly contextHistory?: unknown;
+  /** How Gymflow plays it: its agent loop or a harness (agent-types.ts). */
+  readonly play: AgentPlay;
 }
 
 export interface RoutingGraph {
@@ -45,7 +48,14 @@ export function routingGraph(loaded: LoadedConfig): RoutingGraph {
   const pins = new Map<string, string[]>();
   for (const s of servers) {
     if (s.type === 'responses_api_agents') {
-      agents.set(s.name, { name: s.name, implementation: s.implementation, resourcesServer: refName(s.config.resources_server), modelServer: refName(s.config.model_server), contextHistory: s.config.context_history });
+      agents.set(s.name, {
+        name: s.name,
+        implementation: s.implementation,
+        resourcesServer: refName(s.config.resources_server),
+        modelServer: refName(s.config.model_server),
+        contextHistory: s.config.context_history,
+        play: agentPlay(s.name, s.implementation, s.config),
+      });
     } else if (s.type === 'resources_servers') environments.set(s.name, environmentOf(s));
     else if (s.type === 'responses_api_models') models.set(s.name, s);
     const declared = Array.isArray(s.config.datasets) ? s.config.datasets : [];
@@ -72,5 +82,8 @@ function environmentOf(server: ServerInstance): EnvOf {
     if (Object.hasOwn(settings, key)) options[key] = value;
     else ignored.push(key);
   }
-  return { env: { name: server.implementation, options }, ignored };
+  const allowed = server.config.allowed_agents;
+  // A bare string is one agent type (an `++…allowed_agents=name` override arrives as one).
+  const allowedAgents = typeof allowed === 'string' ? [allowed] : Array.isArray(allowed) ? allowed.map(String) : undefined;
+  return { env: { name: server.implementation, options }, ignored, ...(allowedAgents ? { allowedAgents } : {}) };
 }

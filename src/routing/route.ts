@@ -25,6 +25,9 @@ export interface RoutedRow {
   /** Position of the source row in the input (0-based). */
   readonly source: number;
   readonly agent: string;
+  /** The resources server behind the environment (its allowed_agents decide the pairing). */
+  readonly server: string;
+  /** The environment, with the harness that plays it when the agent is one. */
   readonly env: EnvRef;
   readonly row: Record<string, unknown>;
 }
@@ -111,7 +114,7 @@ export function routeRows(rows: readonly Record<string, unknown>[], settings: Ro
   let legacy = 0;
   const out: RoutedRow[] = [];
 
-  const envFor = (source: string | undefined, agent: string): EnvRef | undefined => {
+  const envFor = (source: string | undefined, agent: string): { server: string; env: EnvRef } | undefined => {
     const sourceType = source === undefined ? undefined : graph.instances.get(source);
     const server = sourceType === 'resources_servers' ? source! : sourceType === 'responses_api_agents' ? graph.agents.get(source!)?.resourcesServer : graph.agents.get(agent)?.resourcesServer;
     const holder = sourceType === 'responses_api_agents' ? source! : agent;
@@ -120,9 +123,11 @@ export function routeRows(rows: readonly Record<string, unknown>[], settings: Ro
       return undefined;
     }
     const env = graph.environments.get(server);
+    const play = graph.agents.get(agent)!.play;
     if (env === undefined) envProblems.add(`agent "${holder}" names resources_server "${server}", which the configuration does not define`);
     else if ('problem' in env) envProblems.add(env.problem);
-    else return env.env;
+    else if ('problem' in play) envProblems.add(play.problem);
+    else return { server, env: play.kind === 'harness' ? { ...env.env, harness: play.harness } : env.env };
     return undefined;
   };
 
@@ -155,8 +160,8 @@ export function routeRows(rows: readonly Record<string, unknown>[], settings: Ro
         problems.push(`line ${i + 1}: agent_ref names ${unknownAgent(agent, graph)}`);
         continue;
       }
-      const env = envFor(source, agent);
-      if (env) out.push({ source: i, agent, env, row: { ...row, agent_ref: { ...(row.agent_ref as object | undefined), name: agent } } });
+      const played = envFor(source, agent);
+      if (played) out.push({ source: i, agent, ...played, row: { ...row, agent_ref: { ...(row.agent_ref as object | undefined), name: agent } } });
     }
   });
 

@@ -37,6 +37,11 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
                        endpoints answer, print the plan, and start nothing
   --split S            run the declared datasets of type S (train, validation or benchmark) of a NeMo Gym configuration
   --agent-name NAME    send every row to this agent instance (NeMo Gym's +agent_name)
+  --agent-type T[/F]   play the configuration's tasks with this agent type instead (its standalone config,
+                       configs/agents/T/F.yaml or responses_api_agents/T/configs/F.yaml, is composed onto
+                       every agent: e.g. opencode_agent, pi_agent, simple_agent); environment, model and data stay
+  --allow-unsupported-pairing   run agents on resources servers whose allowed_agents do not list them
+                       (also NEMO_GYM_ALLOW_UNSUPPORTED_PAIRING=1)
   --env-yaml FILE      env.yaml merged after the configuration files (default ./env.yaml)
   --search-dir DIR     where relative configuration and dataset paths are looked for first (repeatable)
   --model-endpoint-timeout S   seconds to wait for model endpoints to answer (default 30; 0 skips the check;
@@ -91,6 +96,8 @@ const FLAGS = {
   'dry-run': { type: 'boolean' },
   split: { type: 'string' },
   'agent-name': { type: 'string' },
+  'agent-type': { type: 'string' },
+  'allow-unsupported-pairing': { type: 'boolean' },
   'env-yaml': { type: 'string' },
   'search-dir': { type: 'string', multiple: true },
   'model-endpoint-timeout': { type: 'string' },
@@ -140,7 +147,7 @@ const FLAGS = {
 } as const;
 
 /** Flags only the command line takes: they steer reading a NeMo Gym configuration, or stop before the run. */
-const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'env-yaml', 'search-dir']);
+const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type', 'allow-unsupported-pairing', 'env-yaml', 'search-dir']);
 
 /** Every flag of `gym eval run`: the settings a config file (or the trigger API's request body) may hold. */
 export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
@@ -317,7 +324,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
 
 /** Whether the command line runs a NeMo Gym configuration rather than flags or a flat eval file. */
 function isNemoGymRun(values: Values, positionals: string[]): boolean {
-  if (positionals.length > 0 || values.split !== undefined || values['agent-name'] !== undefined) return true;
+  if (positionals.length > 0 || values.split !== undefined || values['agent-name'] !== undefined || values['agent-type'] !== undefined) return true;
   return typeof values.config === 'string' && isNemoGymConfigFile(values.config);
 }
 
@@ -325,7 +332,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const { values, positionals } = parseFlags(argv, FLAGS, EVAL_RUN_USAGE);
   if (values.help) return say(EVAL_RUN_USAGE);
   const nemoGym = isNemoGymRun(values, positionals);
-  if (!nemoGym) for (const flag of ['env-yaml', 'search-dir'] as const) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
+  if (!nemoGym) for (const flag of ['env-yaml', 'search-dir', 'allow-unsupported-pairing'] as const) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
   let config: RunConfig;
   let datasetHash: string;
   let materialized: string[] | undefined;
@@ -340,6 +347,8 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
       input: values.input,
       split: values.split,
       agent: values['agent-name'],
+      agentType: values['agent-type'],
+      allowUnsupportedPairing: !!values['allow-unsupported-pairing'],
       limit: intFlag(values, 'limit', { min: 1 }),
       cwd: process.cwd(),
       env: process.env,
