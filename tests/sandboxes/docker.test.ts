@@ -206,6 +206,8 @@ describe('docker provider terminals', () => {
     pty.write('sleep 100\n');
     await term.until(/sleep 100\r\n/);
     pty.write('\x03');
+    // The interrupt flushes the terminal's pending input: type on only once the shell prompts again.
+    await term.until(/sleep 100\r\n[^]*\$ $/);
     pty.write('echo interrupted-$((1+1))\n');
     await term.until(/interrupted-2\r\n/);
     pty.write('exit 7\n');

@@ -1,7 +1,7 @@
 // The `local` provider against real bubblewrap jails: what a command inside can and cannot do (network,
 // writes, host secrets), that deadlines and destroy leave no process behind, and what the file operations reach.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import http from 'node:http';
@@ -267,6 +267,8 @@ describe('local sandbox: terminals', () => {
     pty.write('sleep 100\n');
     await term.until(/sleep 100\r\n/);
     pty.write('\x03');
+    // The interrupt flushes the terminal's pending input: type on only once the shell prompts again.
+    await term.until(/sleep 100\r\n[^]*\$ $/);
     pty.write('echo interrupted-$((1+1))\n');
     await term.until(/interrupted-2\r\n/);
     pty.write('exit 7\n');
@@ -363,6 +365,15 @@ describe('local sandbox: lifecycle', () => {
     expect(listed.find((i) => i.id === a.id)).toMatchObject({ provider: 'local', state: 'running', ownerAlive: true, labels });
     expect(Date.parse(listed.find((i) => i.id === a.id)!.expiresAt!)).toBeGreaterThan(Date.parse(listed.find((i) => i.id === a.id)!.createdAt));
     expect((await provider.list({ run: 'run-b' })).map((i) => i.id)).toEqual([b.id]);
+  });
+
+  it.runIf(process.getuid?.() === 0)('as root, names a private parent folder the jail user cannot pass instead of failing in bwrap', async () => {
+    const hidden = path.join(dir, 'private-home');
+    await mkdir(hidden, { mode: 0o700 });
+    await chmod(hidden, 0o700);
+    const blocked = new LocalProvider({ root: path.join(hidden, 'sandboxes') });
+    await expect(blocked.create({ labels })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringContaining(`${hidden} (mode 700) does not let others through; set GYMFLOW_SANDBOX_ROOT`) });
+    expect(existsSync(path.join(hidden, 'sandboxes')) ? readdirSync(path.join(hidden, 'sandboxes')) : []).toEqual([]);
   });
 
   it('is made through the registry, which names an unknown provider', async () => {

@@ -1,9 +1,9 @@
 // The `local` sandbox provider: a sandbox is a folder on this machine (workspace, /tmp, its record), and
 // every command runs in a bubblewrap jail over that folder (bwrap.ts) — no network, read-only system, limits.
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { constants, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { chown, cp, lstat, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
-import { join, posix, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { z } from 'zod';
 import { GymError } from '../../errors';
 import { stateDir } from '../../util/paths';
@@ -64,6 +64,25 @@ export function sandboxRoot(root?: string): string {
   return resolve(root ?? process.env.GYMFLOW_SANDBOX_ROOT ?? join(stateDir(), 'sandboxes'));
 }
 
+/**
+ * As root, bwrap binds the workspace as the jail's user, so every folder above the sandbox root must let
+ * that user through: a private parent (a 0700 home or temp folder) is named here instead of failing later.
+ */
+function checkReachable(user: { uid: number; gid: number }, root: string): void {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    const st = statSync(dir);
+    const through = st.uid === user.uid ? st.mode & 0o100 : st.gid === user.gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!through) {
+      throw new GymError(
+        'SETUP_FAILED',
+        `the local sandbox root ${root} is not reachable by the jail's user (uid ${user.uid}): ${dir} (mode ${(st.mode & 0o777).toString(8)}) does not let others through; ` +
+          'set GYMFLOW_SANDBOX_ROOT (or GYMFLOW_HOME) to a folder under world-searchable parents, or chmod o+x that folder',
+      );
+    }
+    if (dir === dirname(dir)) return;
+  }
+}
+
 function parseUser(user: string | undefined): { uid: number; gid: number } | undefined {
   if (user === undefined) return undefined;
   const match = /^(\d+)(?::(\d+))?$/.exec(user);
@@ -120,6 +139,8 @@ export class LocalProvider implements SandboxProvider {
     const id = `sbx-${randomBytes(8).toString('hex')}`;
     const dir = join(this.root, id);
     await mkdir(this.root, { recursive: true });
+    const jailed = jailUser();
+    if (jailed && this.isolation === 'bwrap') checkReachable(jailed, this.root);
     // Traversable by the jail's user (bwrap binds the workspace as it), readable by nobody else.
     await mkdir(dir, { mode: 0o711 });
     for (const sub of ['workspace', 'tmp', 'commands', 'etc']) await mkdir(join(dir, sub), { mode: sub === 'commands' ? 0o700 : 0o755 });
