@@ -9,6 +9,7 @@ type Factory = (options: Record<string, unknown>) => Promise<SandboxProvider>;
 const PROVIDERS: Partial<Record<ProviderName, Factory>> = {
   local: async (options) => new (await import('./local/provider')).LocalProvider(options),
   docker: async (options) => new (await import('./docker/provider')).DockerProvider(options),
+  apptainer: async (options) => new (await import('./apptainer/provider')).ApptainerProvider(options),
   opensandbox: async (options) => new (await import('./opensandbox/provider')).OpenSandboxProvider(options),
 };
 
