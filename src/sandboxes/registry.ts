@@ -10,6 +10,8 @@ const PROVIDERS: Partial<Record<ProviderName, Factory>> = {
   local: async (options) => new (await import('./local/provider')).LocalProvider(options),
   docker: async (options) => new (await import('./docker/provider')).DockerProvider(options),
   e2b: async (options) => new (await import('./e2b/provider')).E2bProvider(options),
+  apptainer: async (options) => new (await import('./apptainer/provider')).ApptainerProvider(options),
+  opensandbox: async (options) => new (await import('./opensandbox/provider')).OpenSandboxProvider(options),
 };
 
 export function sandboxProviderNames(): ProviderName[] {
