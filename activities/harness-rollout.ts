@@ -10,6 +10,7 @@ import { getHarness } from '../src/harnesses/registry';
 import { harnessFailure, runHarnessRollout, type HarnessRun } from '../src/harnesses/run';
 import { attemptCalls, trajectoryOf, type Trajectory } from '../src/harnesses/trajectory';
 import type { Gateway } from '../src/gateway/server';
+import type { SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
 import type { RolloutRecord } from '../src/schemas/records';
 import type { ResponseObject } from '../src/schemas/responses';
@@ -49,6 +50,20 @@ async function keepTrace(runDir: string, attemptId: string, trace: Record<string
 export function createHarnessRollout(deps: { gateway: Gateway }) {
   /** Every try of a rollout gets its own URL id, so each try's calls stay apart in the log. */
   const tries = new Map<string, number>();
+  /**
+   * One provider per name for the worker's life: a docker provider holds a connection pool to the
+   * engine (at the worker's DOCKER_HOST), which one per rollout would leave open.
+   */
+  const providers = new Map<string, Promise<SandboxProvider>>();
+  const providerOf = (name: string): Promise<SandboxProvider> => {
+    let provider = providers.get(name);
+    if (!provider) {
+      provider = sandboxProvider(name);
+      provider.catch(() => providers.delete(name));
+      providers.set(name, provider);
+    }
+    return provider;
+  };
 
   return async function playHarnessRollout(spec: RolloutSpec, key: RolloutKey, attempt: number, signal?: AbortSignal): Promise<{ reward: number }> {
     const ref = spec.env.harness;
@@ -62,7 +77,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     const parsed = env.taskSchema.safeParse(row);
     if (!parsed.success) throw new GymError('BAD_TASK', `task ${key.taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
     const harness = getHarness(ref.name);
-    const provider = await sandboxProvider(ref.sandbox);
+    const provider = await providerOf(ref.sandbox);
     const labels: SandboxLabels = { run: await runIdOf(spec.runDir), rollout: id, attempt, user: os.userInfo().username };
     const tryIndex = (tries.get(`${spec.runDir}|${id}`) ?? 0) + 1;
     tries.set(`${spec.runDir}|${id}`, tryIndex);
@@ -77,6 +92,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
         env,
         task: parsed.data,
         labels,
+        ...(ref.sandbox_image !== undefined ? { image: ref.sandbox_image } : {}),
         baseUrl: scope.baseUrl,
         apiKey: deps.gateway.token,
         model,

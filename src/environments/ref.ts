@@ -11,13 +11,29 @@ import { configuredEnvironmentName, RemoteTimeouts, remoteEnvironmentName } from
  * provider, under what deadline and cap on model calls. It travels with the environment so every worker
  * (and the rollout grain's batch activity) plays the same way without a change to the workflows.
  */
-export const HarnessRef = z.strictObject({
-  name: HarnessName,
-  sandbox: ProviderName.default('local'),
-  timeout_ms: z.number().int().min(1000).default(600_000),
-  /** The gateway refuses calls beyond this many for one attempt: a harness in a loop is stopped. */
-  max_model_calls: z.number().int().min(1).default(100),
-});
+export const HarnessRef = z
+  .strictObject({
+    name: HarnessName,
+    sandbox: ProviderName.default('local'),
+    /**
+     * The sandbox's image (`--sandbox-image`): for docker an image in the engine holding the tasks' tools
+     * (scripts/setup-docker.sh builds one), for local an optional root file system folder.
+     */
+    sandbox_image: z.string().min(1).optional(),
+    timeout_ms: z.number().int().min(1000).default(600_000),
+    /** The gateway refuses calls beyond this many for one attempt: a harness in a loop is stopped. */
+    max_model_calls: z.number().int().min(1).default(100),
+  })
+  .superRefine((ref, ctx) => {
+    // Only local can fall back on the worker's own system folders; every other provider starts from an image.
+    if (ref.sandbox !== 'local' && ref.sandbox_image === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sandbox_image'],
+        message: `the ${ref.sandbox} sandbox needs an image for the harness to run in (for docker, \`bash scripts/setup-docker.sh image\` builds the task image and prints its name)`,
+      });
+    }
+  });
 export type HarnessRef = z.infer<typeof HarnessRef>;
 
 export const EnvRef = z.object({

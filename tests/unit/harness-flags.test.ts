@@ -16,6 +16,13 @@ describe('--agent', () => {
     expect(config.durability).toBe('rollout');
   });
 
+  it('takes the sandbox image with --sandbox docker, and refuses docker without one, naming the flag', () => {
+    const config = buildRunConfig(flags({ agent: 'opencode', sandbox: 'docker', 'sandbox-image': 'gymflow-task:abc' }));
+    expect(config.env.harness).toMatchObject({ name: 'opencode', sandbox: 'docker', sandbox_image: 'gymflow-task:abc' });
+    expect(() => buildRunConfig(flags({ agent: 'opencode', sandbox: 'docker' }))).toThrow(/^--sandbox-image: the docker sandbox needs an image .*setup-docker\.sh image/);
+    expect(() => buildRunConfig(flags({ 'sandbox-image': 'gymflow-task:abc' }))).toThrow(/--sandbox-image only goes with --agent/);
+  });
+
   it('refuses the turn grain, naming the flag', () => {
     expect(() => buildRunConfig(flags({ agent: 'pi', durability: 'turn' }))).toThrow(/--durability turn cannot play --agent pi/);
   });

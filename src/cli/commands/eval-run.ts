@@ -73,6 +73,9 @@ ${BACKOFF_USAGE}
                        opencode, codex, claude-code, kilo, cline, openclaw (gym setup --harnesses installs them);
                        implies --durability rollout
   --sandbox P          the harness's sandbox provider (default local)
+  --sandbox-image I    what its sandbox is made from: for --sandbox docker an image in the engine (required;
+                       bash scripts/setup-docker.sh image builds the task image and prints its name), for
+                       local a root file system folder (default: the worker's own system folders)
   --harness-timeout-ms MS   a harness run's deadline (default 600000)
   --harness-max-calls N     model calls one harness attempt may make (default 100)
   --detach             start the run and return; workers elsewhere (gym worker start) run it
@@ -110,6 +113,7 @@ const FLAGS = {
   'env-option': { type: 'string', multiple: true },
   agent: { type: 'string' },
   sandbox: { type: 'string' },
+  'sandbox-image': { type: 'string' },
   'harness-timeout-ms': { type: 'string' },
   'harness-max-calls': { type: 'string' },
   model: { type: 'string' },
@@ -239,7 +243,7 @@ function environmentFlag(values: Values): EnvRef {
 function harnessFlags(values: Values): { harness?: HarnessRef } {
   const name = values.agent as string | undefined;
   if (name === undefined) {
-    for (const flag of ['sandbox', 'harness-timeout-ms', 'harness-max-calls']) {
+    for (const flag of ['sandbox', 'sandbox-image', 'harness-timeout-ms', 'harness-max-calls']) {
       if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} only goes with --agent <harness>`);
     }
     return {};
@@ -248,10 +252,14 @@ function harnessFlags(values: Values): { harness?: HarnessRef } {
   const parsed = HarnessRef.safeParse({
     name,
     sandbox: values.sandbox,
+    sandbox_image: values['sandbox-image'],
     timeout_ms: intFlag(values, 'harness-timeout-ms', { min: 1000 }),
     max_model_calls: intFlag(values, 'harness-max-calls', { min: 1 }),
   });
-  if (!parsed.success) throw new GymError('BAD_FLAG', `--sandbox: ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new GymError('BAD_FLAG', `--${issue.path[0] === 'sandbox_image' ? 'sandbox-image' : 'sandbox'}: ${issue.message}`);
+  }
   return { harness: parsed.data };
 }
 

@@ -260,12 +260,16 @@ function signalOf(exitCode: number): string | null {
   return entry ? entry[0] : null;
 }
 
+/** The container's tmpfs, which the engine's archive endpoints do not see (they read the container's layers). */
+const TMPFS = '/tmp';
+const inTmpfs = (at: string) => at === TMPFS || at.startsWith(`${TMPFS}/`);
+
 interface RawExec {
   argv: string[];
   user: string;
   cwd?: string;
   env?: Record<string, string>;
-  stdin?: string;
+  stdin?: string | Buffer;
   /** On a terminal of this size, its input open (a pty session). */
   tty?: { columns: number; rows: number };
 }
@@ -423,6 +427,7 @@ class DockerSandbox implements Sandbox {
 
   async readFile(file: string): Promise<Buffer> {
     const at = this.resolve(file);
+    if (inTmpfs(at)) return this.readTmpfsFile(at);
     const chunks: Buffer[] = [];
     let kind: string | undefined;
     const reader = new TarReader((entry) => {
@@ -437,6 +442,7 @@ class DockerSandbox implements Sandbox {
 
   async writeFile(file: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
     const at = this.resolve(file);
+    if (inTmpfs(at)) return this.writeTmpfsFile(at, data, options.mode ?? 0o644);
     const tar = tarOfFile(path.posix.basename(at), typeof data === 'string' ? Buffer.from(data) : data, { mode: options.mode ?? 0o644, ...(await this.owner()) });
     try {
       await this.putArchive(path.posix.dirname(at), tar);
@@ -521,6 +527,22 @@ class DockerSandbox implements Sandbox {
     }
   }
 
+  /** A file in /tmp, read by the sandbox's user in the container (the archive endpoint cannot see the tmpfs). */
+  private async readTmpfsFile(at: string): Promise<Buffer> {
+    const result = await this.runBytes(this.user, '[ -e "$0" ] || exit 3; [ -f "$0" ] || exit 4; exec cat "$0"', [at]);
+    if (result.exitCode === 3) throw new GymError('NOT_FOUND', `docker: no file ${at} in sandbox ${this.id}`);
+    if (result.exitCode === 4) throw new GymError('BAD_INPUT', `docker: ${at} in sandbox ${this.id} is not a file`);
+    if (result.exitCode !== 0) throw new GymError('ENV_ERROR', `docker: reading ${at} in sandbox ${this.id} failed: ${result.stderr.toString('utf8').trim()}`);
+    return result.stdout;
+  }
+
+  /** A file in /tmp, written by the sandbox's user (so it is theirs, as with the archive endpoint) from stdin. */
+  private async writeTmpfsFile(at: string, data: string | Buffer, mode: number): Promise<void> {
+    const script = 'mkdir -p "$(dirname "$0")" && cat > "$0" && chmod "$1" "$0"';
+    const result = await this.runBytes(this.user, script, [at, mode.toString(8)], typeof data === 'string' ? Buffer.from(data) : data);
+    if (result.exitCode !== 0) throw new GymError('BAD_INPUT', `docker: cannot write ${at} in sandbox ${this.id}: ${result.stderr.toString('utf8').trim()}`);
+  }
+
   /** The numeric uid and gid of the sandbox's user: files put into the sandbox are theirs. */
   async owner(): Promise<{ uid: number; gid: number }> {
     if (this.ids) return this.ids;
@@ -540,9 +562,14 @@ class DockerSandbox implements Sandbox {
   }
 
   private async runAs(user: string, script: string, args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+    const result = await this.runBytes(user, script, args);
+    return { exitCode: result.exitCode, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') };
+  }
+
+  private async runBytes(user: string, script: string, args: string[], stdin?: Buffer): Promise<{ exitCode: number; stdout: Buffer; stderr: Buffer }> {
     const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
-    const exitCode = await this.run({ argv: ['/bin/sh', '-c', script, ...args], user, cwd: '/' }, (stream, chunk) => out[stream].push(Buffer.from(chunk)));
-    return { exitCode, stdout: Buffer.concat(out.stdout).toString('utf8'), stderr: Buffer.concat(out.stderr).toString('utf8') };
+    const exitCode = await this.run({ argv: ['/bin/sh', '-c', script, ...args], user, cwd: '/', stdin }, (stream, chunk) => out[stream].push(Buffer.from(chunk)));
+    return { exitCode, stdout: Buffer.concat(out.stdout), stderr: Buffer.concat(out.stderr) };
   }
 
   private async createExec(exec: RawExec): Promise<string> {
