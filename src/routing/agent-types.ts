@@ -1,6 +1,6 @@
 // The NeMo Gym agent types (a `responses_api_agents` implementation) Gymflow plays, and how: with its own
 // agent loop (the environment's kind: simple, non-executing or gymnasium) or as an external harness CLI in a
-// sandbox. An agent's settings may name the harness's sandbox provider, deadline and model-call cap.
+// sandbox. An agent's settings may name the harness's sandbox provider and image, deadline and model-call cap.
 import { HarnessRef } from '../environments/ref';
 import type { HarnessName } from '../harnesses/types';
 import type { ConfigMap } from '../config/tree';
@@ -30,7 +30,7 @@ export function agentPlay(instance: string, type: string, settings: ConfigMap): 
   if (!name) {
     return { problem: `agent "${instance}" is a ${type}, which Gymflow does not play; the agent types it plays: ${PLAYABLE_AGENT_TYPES.join(', ')}` };
   }
-  const parsed = HarnessRef.safeParse({ name, sandbox: settings.sandbox ?? undefined, timeout_ms: settings.timeout_ms ?? undefined, max_model_calls: settings.max_model_calls ?? undefined });
+  const parsed = HarnessRef.safeParse({ name, sandbox: settings.sandbox ?? undefined, sandbox_image: settings.sandbox_image ?? undefined, timeout_ms: settings.timeout_ms ?? undefined, max_model_calls: settings.max_model_calls ?? undefined });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { problem: `agent "${instance}" (${type}): ${issue.path.join('.')}: ${issue.message}` };
