@@ -1,7 +1,9 @@
 // Finding and removing leftover sandboxes: those whose owner process died (a killed worker), whose
 // lifetime passed, or (when asked) a run's or all. Used by `gym sandbox gc` and by a worker at start-up.
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { isGymError } from '../errors';
+import { defaultSocketPath } from './docker/engine';
 import type { SandboxProvider } from './provider';
 import { sandboxProvider } from './registry';
 import type { SandboxInfo } from './schema';
@@ -54,15 +56,45 @@ export async function collectGarbage(provider: SandboxProvider, selection: GcSel
   return collected;
 }
 
-/**
- * Removes the orphans and expired sandboxes of the `local` provider (the only one whose leftovers are on
- * this machine): what a worker does at start-up, so a killed worker's jails and folders do not pile up.
- */
-export async function reapOrphans(logger?: Logger): Promise<Collected[]> {
-  const collected = await collectGarbage(await sandboxProvider('local'), {});
-  for (const c of collected) {
-    if (c.error) logger?.warn({ sandbox: c.info.id, reason: c.reason, err: c.error }, 'could not remove a leftover sandbox');
-    else logger?.info({ sandbox: c.info.id, reason: c.reason, labels: c.info.labels }, 'removed a leftover sandbox');
+/** How long a worker's start waits for a provider to list its sandboxes (an engine that hangs must not stop it). */
+const REAP_LIST_TIMEOUT_MS = 15_000;
+
+/** The providers whose leftovers this machine can see: local always; docker when an engine socket is here. */
+function reapableProviders(): string[] {
+  try {
+    return existsSync(defaultSocketPath()) ? ['local', 'docker'] : ['local'];
+  } catch {
+    // DOCKER_HOST names a remote engine: its containers may be other machines' workers'.
+    return ['local'];
   }
-  return collected;
+}
+
+/**
+ * Removes the orphans (owner process gone: a killed worker) and expired sandboxes of the providers whose
+ * sandboxes live on this machine: what a worker does at start-up, so leftovers do not pile up. A provider
+ * that cannot be reached is logged and skipped.
+ */
+export async function reapOrphans(logger?: Logger, providers: readonly string[] = reapableProviders()): Promise<Collected[]> {
+  const all: Collected[] = [];
+  for (const name of providers) {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const provider = await sandboxProvider(name);
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${REAP_LIST_TIMEOUT_MS / 1000} s`)), REAP_LIST_TIMEOUT_MS);
+      });
+      const collected = await Promise.race([collectGarbage(provider, {}), timeout]);
+      for (const c of collected) {
+        if (c.error) logger?.warn({ provider: name, sandbox: c.info.id, reason: c.reason, err: c.error }, 'could not remove a leftover sandbox');
+        else logger?.info({ provider: name, sandbox: c.info.id, reason: c.reason, labels: c.info.labels }, 'removed a leftover sandbox');
+      }
+      all.push(...collected);
+      await (provider as { close?: () => Promise<void> }).close?.();
+    } catch (error) {
+      logger?.warn({ provider: name, err: (error as Error).message }, 'could not look for leftover sandboxes');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return all;
 }

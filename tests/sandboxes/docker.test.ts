@@ -1,5 +1,6 @@
 // The docker provider against a real Docker Engine (a private dockerd, the task image built offline from
 // Debian packages): isolation (network, read-only root, user, limits), timeouts, files, lifecycle, labels.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerProvider } from '../../src/sandboxes/docker/provider';
-import { collectGarbage } from '../../src/sandboxes/gc';
+import { collectGarbage, reapOrphans } from '../../src/sandboxes/gc';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { Sandbox } from '../../src/sandboxes/provider';
 import type { SandboxSpec } from '../../src/sandboxes/schema';
@@ -322,6 +323,23 @@ describe('docker provider lifecycle', () => {
     const collected = await collectGarbage(provider, {});
     expect(collected.map((c) => [c.info.id, c.reason])).toEqual([[s.id, 'expired']]);
     expect(await s.status()).toBe('gone');
+  });
+
+  it("a worker's start-up reaper removes a container whose owner process died, and leaves a live one", async () => {
+    const owner = execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../helpers/docker-sandbox-owner.ts'), docker.socketPath, docker.image], { encoding: 'utf8' }).trim();
+    const live = await sandbox({}, 'r-live');
+    const saved = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = `unix://${docker.socketPath}`;
+    try {
+      const reaped = await reapOrphans(undefined, ['docker']);
+      // Only this test's sandboxes: an expired one another case left would be reaped too, rightly.
+      expect(reaped.filter((c) => [owner, live.id].includes(c.info.id)).map((c) => [c.info.id, c.reason])).toEqual([[owner, 'orphaned']]);
+      await expect(provider.attach(owner)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(await live.status()).toBe('running');
+    } finally {
+      if (saved === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = saved;
+    }
   });
 
   it('keepalive pushes the expiry later', async () => {

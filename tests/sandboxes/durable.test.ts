@@ -85,7 +85,7 @@ describe('durable sandbox lifecycle', () => {
     expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith('/usr/bin/node -e') && l.includes(marker))).toEqual([]);
     process.env.GYMFLOW_SANDBOX_ROOT = root;
     try {
-      expect(await reapOrphans()).toEqual([]);
+      expect(await reapOrphans(undefined, ['local'])).toEqual([]);
     } finally {
       delete process.env.GYMFLOW_SANDBOX_ROOT;
     }

@@ -126,7 +126,7 @@ describe('reapOrphans', () => {
     try {
       const { expiresAt } = JSON.parse(readFileSync(path.join(expired.dir, 'sandbox.json'), 'utf8')) as { expiresAt: string };
       await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(expiresAt)));
-      const reaped = await reapOrphans();
+      const reaped = await reapOrphans(undefined, ['local']);
       expect(reaped.map((c) => [c.info.id, c.reason]).sort()).toEqual([[orphan.id, 'orphaned'], [expired.id, 'expired']].sort());
       expect(daemons(marker)).toEqual([]);
       expect(existsSync(live.dir)).toBe(true);
