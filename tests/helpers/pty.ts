@@ -1,5 +1,7 @@
 // Drives a sandbox's terminal session in tests: everything it printed so far, and a wait for a pattern
-// in it (bounded), so a test types the next line only once the last one's answer came back.
+// in it (bounded), so a test types the next line only once the last one's answer came back; and the
+// sequence every provider's terminal is checked with.
+import { expect } from 'vitest';
 import type { PtySession } from '../../src/sandboxes/provider';
 
 export interface PtyTranscript {
@@ -34,4 +36,29 @@ export function transcript(session: PtySession): PtyTranscript {
       });
     },
   };
+}
+
+/**
+ * Drives a shell (`sh` with PS1 "$ ") opened at 100×30 through what a terminal must do, asserting as it
+ * goes: it is a tty of that size, a resize reaches it, ctrl-C interrupts the foreground job, and the
+ * shell's exit code comes back. Answers are computed ($((…))) so the echo of a typed line never matches them.
+ */
+export async function exerciseShellTerminal(pty: PtySession): Promise<void> {
+  const term = transcript(pty);
+  pty.write('tty; stty size; test -t 0 && echo terminal-$((40+2))\n');
+  await term.until(/terminal-42\r\n/);
+  expect(term.text()).toMatch(/\/dev\/pts\/\d+\r\n30 100\r\n/);
+  pty.resize(120, 40);
+  pty.write('stty size\n');
+  await term.until(/40 120\r\n/);
+  // The terminal's line discipline turns ctrl-C into SIGINT for the foreground job.
+  pty.write('sleep 100\n');
+  await term.until(/sleep 100\r\n/);
+  pty.write('\x03');
+  // The interrupt flushes the terminal's pending input: type on only once the shell prompts again.
+  await term.until(/sleep 100\r\n[^]*\$ $/);
+  pty.write('echo interrupted-$((1+1))\n');
+  await term.until(/interrupted-2\r\n/);
+  pty.write('exit 7\n');
+  expect(await pty.exited).toBe(7);
 }

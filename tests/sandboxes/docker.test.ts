@@ -13,7 +13,7 @@ import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { Sandbox } from '../../src/sandboxes/provider';
 import type { SandboxSpec } from '../../src/sandboxes/schema';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
-import { transcript } from '../helpers/pty';
+import { exerciseShellTerminal, transcript } from '../helpers/pty';
 import { waitFor } from '../helpers/worker-process';
 
 let docker: TestDockerEngine;
@@ -196,23 +196,7 @@ describe('docker provider terminals', () => {
   it('runs a command on a tty of the asked size: echoed input, resize, ctrl-C, exit code; kill() ends it', async () => {
     const s = await sandbox();
     const pty = await s.openPty!({ command: ['sh'], env: { PS1: '$ ' }, columns: 100, rows: 30, timeoutMs: 120_000 });
-    const term = transcript(pty);
-    // Answers are computed ($((…))) so the terminal's echo of the typed line never matches them.
-    pty.write('tty; stty size; test -t 0 && echo terminal-$((40+2))\n');
-    await term.until(/terminal-42\r\n/);
-    expect(term.text()).toMatch(/\/dev\/pts\/\d+\r\n30 100\r\n/);
-    pty.resize(120, 40);
-    pty.write('stty size\n');
-    await term.until(/40 120\r\n/);
-    pty.write('sleep 100\n');
-    await term.until(/sleep 100\r\n/);
-    pty.write('\x03');
-    // The interrupt flushes the terminal's pending input: type on only once the shell prompts again.
-    await term.until(/sleep 100\r\n[^]*\$ $/);
-    pty.write('echo interrupted-$((1+1))\n');
-    await term.until(/interrupted-2\r\n/);
-    pty.write('exit 7\n');
-    expect(await pty.exited).toBe(7);
+    await exerciseShellTerminal(pty);
 
     const killed = await s.openPty!({ command: ['sh', '-c', 'echo ready-$((6*7)); exec sleep 300'], timeoutMs: 120_000 });
     await transcript(killed).until(/ready-42/);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalProvider, type LocalSandbox } from '../../src/sandboxes/local/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
-import { transcript } from '../helpers/pty';
+import { exerciseShellTerminal, transcript } from '../helpers/pty';
 
 const labels = { run: 'run-a', rollout: 'rollout-1', attempt: 0, user: 'tester' };
 const NODE = '/usr/bin/node';
@@ -255,24 +255,7 @@ describe('local sandbox: terminals', () => {
   it('runs a command on a real pty of the asked size: echoed input, resize, ctrl-C, and its exit code', async () => {
     const s = await sandbox();
     const pty = await s.openPty({ command: ['sh'], env: { PS1: '$ ' }, columns: 100, rows: 30, timeoutMs: 60_000 });
-    const term = transcript(pty);
-    // Answers are computed ($((…))) so the terminal's echo of the typed line never matches them.
-    pty.write('tty; stty size; test -t 0 && echo terminal-$((40+2))\n');
-    await term.until(/terminal-42\r\n/);
-    expect(term.text()).toMatch(/\/dev\/pts\/\d+\r\n30 100\r\n/);
-    pty.resize(120, 40);
-    pty.write('stty size\n');
-    await term.until(/40 120\r\n/);
-    // The terminal's line discipline turns ctrl-C into SIGINT for the foreground job.
-    pty.write('sleep 100\n');
-    await term.until(/sleep 100\r\n/);
-    pty.write('\x03');
-    // The interrupt flushes the terminal's pending input: type on only once the shell prompts again.
-    await term.until(/sleep 100\r\n[^]*\$ $/);
-    pty.write('echo interrupted-$((1+1))\n');
-    await term.until(/interrupted-2\r\n/);
-    pty.write('exit 7\n');
-    expect(await pty.exited).toBe(7);
+    await exerciseShellTerminal(pty);
   });
 
   it('is killed by kill() and at its deadline, leaving no process; a bad size is refused naming the field', async () => {
