@@ -17,7 +17,7 @@ import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { checkOutputDir } from '../../runs/output-dir';
 import { EXPORTER_FLAGS, EXPORTERS_USAGE, exportersFromFlags } from '../../exporters/config';
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
-import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
+import { intFlag, keyValueFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
 import { BACKOFF_USAGE, backoffFlag, failureClassesFlag } from '../failure-flags';
 import { TIMEOUT_FLAGS, modelTimeouts } from '../model-timeouts';
@@ -210,18 +210,7 @@ function environmentFlag(values: Values): EnvRef {
     if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} only goes with --env remote`);
   }
   if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
-  const options: Record<string, unknown> = {};
-  for (const pair of (values['env-option'] as string[] | undefined) ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq < 1) throw new GymError('BAD_FLAG', `--env-option must be KEY=VALUE, got "${pair}"`);
-    const raw = pair.slice(eq + 1);
-    try {
-      options[pair.slice(0, eq)] = JSON.parse(raw);
-    } catch {
-      options[pair.slice(0, eq)] = raw;
-    }
-  }
-  const ref: EnvRef = { name, options, ...harnessFlags(values) };
+  const ref: EnvRef = { name, options: keyValueFlag(values, 'env-option'), ...harnessFlags(values) };
   // Resolving validates the settings now, before anything starts.
   const env = resolveEnvironment(ref);
   if (ref.harness && !env.sandboxed) throw new GymError('BAD_FLAG', `--agent ${ref.harness.name}: environment "${name}" has no sandboxed tasks for a harness to play; use --env swe_repair`);
