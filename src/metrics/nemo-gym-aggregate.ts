@@ -385,3 +385,15 @@ export function aggregateRollouts(rows: Iterable<Row>): AgentAggregate[] {
   for (const row of rows) acc.add(row);
   return acc.result();
 }
+
+const isIndex = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
+
+/** Why a rollouts-file row cannot be aggregated, or undefined when it can: what NeMo Gym's aggregation reads must be there. */
+export function rolloutRowProblem(row: unknown): string | undefined {
+  if (!isRecord(row)) return 'not a JSON object';
+  if (typeof row.reward !== 'number' && typeof row.reward !== 'boolean') return row.reward === undefined ? 'no reward' : `reward is ${JSON.stringify(row.reward)}, not a number`;
+  for (const key of [TASK, REPEAT]) if (!isIndex(row[key])) return `${key} is ${JSON.stringify(row[key])}, not a non-negative integer`;
+  if (row.mask_sample !== undefined && typeof row.mask_sample !== 'boolean') return `mask_sample is ${JSON.stringify(row.mask_sample)}, not a boolean`;
+  if (row.agent_ref !== undefined && !(isRecord(row.agent_ref) && typeof row.agent_ref.name === 'string')) return 'agent_ref has no name';
+  return undefined;
+}
