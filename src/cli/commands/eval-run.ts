@@ -17,6 +17,7 @@ import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { checkOutputDir } from '../../runs/output-dir';
 import { EXPORTER_FLAGS, EXPORTERS_USAGE, exportersFromFlags } from '../../exporters/config';
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../store/nemo-gym-files';
 import { intFlag, keyValueFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
 import { BACKOFF_USAGE, backoffFlag, failureClassesFlag } from '../failure-flags';
@@ -54,6 +55,9 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
 ${BACKOFF_USAGE}
   --count-as-zero C,D  score sidecar rollouts of these failure classes as reward 0 in the metrics
                        (the records stay in failures.jsonl; default: none, they are left out of the score)
+  --output-format F    gymflow (default: the run folder's own files) or nemo-gym (also NeMo Gym's
+                       rollouts_materialized_inputs.jsonl, rollouts_aggregate_metrics.json and
+                       rollouts_failures.jsonl beside rollouts.jsonl, written when the run finishes; docs/metrics.md)
   --durability G       turn (default: each agent turn a local activity, journaled call by call) or
                        rollout (batches of rollouts in heartbeating activities; resumes per finished rollout)
   --shards N           shard workflows the rollouts are spread over (default: one per 128 in flight)
@@ -116,6 +120,7 @@ const FLAGS = {
   'max-attempts': { type: 'string' },
   backoff: { type: 'string', multiple: true },
   'count-as-zero': { type: 'string', multiple: true },
+  'output-format': { type: 'string' },
   durability: { type: 'string' },
   shards: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -290,6 +295,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     durability: durabilityOf(values, env),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }), byClass: backoffFlag(values) },
     countAsZero: failureClassesFlag(values, 'count-as-zero'),
+    outputFormat: outputFormatFlag(values),
     exporters: exportersFromFlags(values, warn),
   });
   const judged = (routed?.environments ?? [env]).find((e) => resolveEnvironment(e).requiresJudge);
@@ -302,6 +308,13 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   }
   checkOutputDir(runDir);
   return parsed.data;
+}
+
+function outputFormatFlag(values: Values): OutputFormat | undefined {
+  const format = values['output-format'] as string | undefined;
+  if (format === undefined) return undefined;
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new GymError('BAD_FLAG', `--output-format must be ${OUTPUT_FORMATS.join(' or ')}, got "${format}"`);
+  return format as OutputFormat;
 }
 
 /** Whether the command line runs a NeMo Gym configuration rather than flags or a flat eval file. */
