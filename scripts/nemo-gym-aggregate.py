@@ -8,10 +8,6 @@ import warnings
 
 from nemo_gym.reward_profile import compute_aggregate_metrics, compute_pass_majority_metrics, highest_k_metrics
 
-warnings.simplefilter("ignore")
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-rows.sort(key=lambda r: (r.get("_ng_task_index", 0), r.get("_ng_rollout_index", 0)))
-
 
 def compute_metrics(tasks):
     answered = any("extracted_answer" in r for task in tasks for r in task)
@@ -25,12 +21,20 @@ def key_metrics(agent_metrics):
     return key
 
 
-by_agent = {}
-for row in rows:
-    name = row.get("_ng_environment_server") or (row.get("agent_ref") or {}).get("name") or "agent"
-    by_agent.setdefault(name, []).append(row)
-out = []
-for name, agent_rows in by_agent.items():
-    metrics = compute_aggregate_metrics(agent_rows, compute_metrics_fn=compute_metrics, get_key_metrics_fn=key_metrics)
-    out.append({"agent_ref": {"name": name}, **metrics.model_dump(exclude={"perf_summary"})})
-json.dump(out, sys.stdout, indent=1)
+def aggregate(rows):
+    """One entry per agent (or environment server), as the run's *_aggregate_metrics.json holds them."""
+    rows = sorted(rows, key=lambda r: (r.get("_ng_task_index", 0), r.get("_ng_rollout_index", 0)))
+    by_agent = {}
+    for row in rows:
+        name = row.get("_ng_environment_server") or (row.get("agent_ref") or {}).get("name") or "agent"
+        by_agent.setdefault(name, []).append(row)
+    out = []
+    for name, agent_rows in by_agent.items():
+        metrics = compute_aggregate_metrics(agent_rows, compute_metrics_fn=compute_metrics, get_key_metrics_fn=key_metrics)
+        out.append({"agent_ref": {"name": name}, **metrics.model_dump(exclude={"perf_summary"})})
+    return out
+
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore")
+    json.dump(aggregate(json.loads(line) for line in open(sys.argv[1]) if line.strip()), sys.stdout, indent=1)
