@@ -16,6 +16,7 @@ import { gymHere } from '../helpers/gym-here';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { interopTitle, nemoGymVenv } from './nemo-gym-venv';
+import { expectCovers } from '../helpers/covers';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 const READER = path.join(import.meta.dirname, 'nemo_gym_reads_gymflow.py');
@@ -24,20 +25,6 @@ const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filte
 async function nemoGymReads(runDir: string, ...args: string[]): Promise<Record<string, any>> {
   const { stdout } = await promisify(execFile)(NEMO_GYM_VENV_PYTHON, [READER, runDir, ...args], { cwd: runDir, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout);
-}
-
-/** Every key of `expected` is in `actual` with the same value, numbers to 9 digits. */
-function expectCovers(actual: unknown, expected: unknown, where = '$'): void {
-  if (typeof expected === 'number') expect(actual as number, where).toBeCloseTo(expected, 9);
-  else if (Array.isArray(expected)) {
-    expect((actual as unknown[]).length, where).toBe(expected.length);
-    expected.forEach((e, i) => expectCovers((actual as unknown[])[i], e, `${where}[${i}]`));
-  } else if (typeof expected === 'object' && expected !== null) {
-    for (const [k, v] of Object.entries(expected)) {
-      expect(actual as object, `${where} lacks ${k}`).toHaveProperty([k]);
-      expectCovers((actual as Record<string, unknown>)[k], v, `${where}.${k}`);
-    }
-  } else expect(actual, where).toEqual(expected);
 }
 
 let server: TestServer;

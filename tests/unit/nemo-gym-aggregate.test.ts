@@ -5,28 +5,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aggregateRollouts, aggregateVerifyResponses, isPrimaryMetric } from '../../src/metrics/nemo-gym-aggregate';
+import { expectCovers } from '../helpers/covers';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 const jsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>[];
-
-/** Every key of `expected` is in `actual` with the same value, numbers to 9 digits. */
-function expectCovers(actual: unknown, expected: unknown, where = '$'): void {
-  if (typeof expected === 'number') {
-    expect(typeof actual, where).toBe('number');
-    expect(actual as number, where).toBeCloseTo(expected, 9);
-  } else if (Array.isArray(expected)) {
-    expect(Array.isArray(actual), where).toBe(true);
-    expect((actual as unknown[]).length, where).toBe(expected.length);
-    expected.forEach((e, i) => expectCovers((actual as unknown[])[i], e, `${where}[${i}]`));
-  } else if (typeof expected === 'object' && expected !== null) {
-    expect(typeof actual, where).toBe('object');
-    for (const [k, v] of Object.entries(expected)) {
-      expect(actual as object, `${where} lacks ${k}`).toHaveProperty([k]);
-      expectCovers((actual as Record<string, unknown>)[k], v, `${where}.${k}`);
-    }
-  } else expect(actual, where).toEqual(expected);
-}
 
 describe("NeMo Gym's recorded aggregate metrics", () => {
   // Recorded by an earlier NeMo Gym: 0.7.0 adds keys (num_repeats, across-repeat summaries), and these checks
