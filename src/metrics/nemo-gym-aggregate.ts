@@ -282,12 +282,22 @@ function keyMetrics(agent: Metrics): Metrics {
   };
 }
 
+/** A rollout as aggregation keeps it: its key, whether it is masked, and what a measured one contributes. */
+interface Reduced {
+  task: number;
+  repeat: number;
+  /** Absent for a masked sample: its reward is not a measurement. */
+  scored?: Scored;
+}
+
+const reduce = (row: Row): Reduced => ({ task: indexOf(row, TASK), repeat: indexOf(row, REPEAT), ...(row.mask_sample ? {} : { scored: scoredOf(row) }) });
+
 /** How much of the rollouts the metrics were computed from, when some were masked (`mask_sample`). */
-function coverage(all: readonly Row[], measured: readonly Scored[]): Metrics {
+function coverage(all: readonly Reduced[], measured: readonly Scored[]): Metrics {
   const masked = all.length - measured.length;
   if (!masked) return {};
   const measuredTasks = new Set(measured.map((r) => r.task));
-  const allTasks = new Set(all.map((r) => indexOf(r, TASK)));
+  const allTasks = new Set(all.map((r) => r.task));
   return {
     'coverage/measured_rollouts': measured.length,
     'coverage/masked_rollouts': masked,
@@ -303,8 +313,12 @@ const byKey = (a: Scored, b: Scored) => a.task - b.task || a.repeat - b.repeat;
  * majority@k on the reward. Masked samples leave the quality metrics and are reported as coverage.
  */
 export function aggregateVerifyResponses(rows: readonly Row[]): AggregateMetrics {
+  return aggregateReduced(rows.map(reduce));
+}
+
+function aggregateReduced(rows: readonly Reduced[]): AggregateMetrics {
   if (!rows.length) return { agent_metrics: {}, key_metrics: {}, group_level_metrics: [], repeat_level_metrics: [] };
-  const measured = rows.filter((r) => !r.mask_sample).map(scoredOf).sort(byKey);
+  const measured = rows.flatMap((r) => (r.scored ? [r.scored] : [])).sort(byKey);
   const cover = coverage(rows, measured);
   if (!measured.length) return { agent_metrics: { ...cover }, key_metrics: { ...cover }, group_level_metrics: [], repeat_level_metrics: [] };
   const names = columnNames(measured);
@@ -326,7 +340,7 @@ export function aggregateVerifyResponses(rows: readonly Row[]): AggregateMetrics
     ...acrossRepeats(repeats),
     ...cover,
     ...passMajority([...tasks.values()]),
-    num_repeats: new Set(rows.map((r) => indexOf(r, REPEAT))).size,
+    num_repeats: new Set(rows.map((r) => r.repeat)).size,
   };
   return { agent_metrics: agent, key_metrics: { ...keyMetrics(agent), ...cover }, group_level_metrics: groups, repeat_level_metrics: repeats };
 }
@@ -357,16 +371,14 @@ function labelRuns(agents: ReadonlyMap<string, string | undefined>): Map<string,
 
 /** Rollout rows reduced to what aggregation needs, one at a time (a run's file need not fit in memory). */
 export class RolloutAggregator {
-  private readonly runs = new Map<string, { server?: string; agent?: string; rows: Row[] }>();
+  private readonly runs = new Map<string, { server?: string; agent?: string; rows: Reduced[] }>();
 
+  /** Keeps only the rollout's numbers (not its episode or task text), so memory grows with the rollouts' numeric fields. */
   add(row: Row): void {
     const { key, server, agent } = runKey(row);
     let run = this.runs.get(key);
     if (!run) this.runs.set(key, (run = { server, agent, rows: [] }));
-    // The episode itself is not aggregated: only its usage counts are kept.
-    const { response, responses_create_params: _p, ...rest } = row;
-    const usage = isRecord(response) && isRecord(response.usage) ? { usage: response.usage } : undefined;
-    run.rows.push(usage ? { ...rest, response: usage } : rest);
+    run.rows.push(reduce(row));
   }
 
   /** One entry per agent (or environment server), in the order they first appear. */
@@ -375,7 +387,7 @@ export class RolloutAggregator {
     return [...this.runs].map(([key, run]) => ({
       agent_ref: { name: labels.get(key)! },
       ...(run.server ? { _ng_environment_server: run.server } : {}),
-      ...aggregateVerifyResponses(run.rows),
+      ...aggregateReduced(run.rows),
     }));
   }
 }
