@@ -22,9 +22,28 @@ const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 const READER = path.join(import.meta.dirname, 'nemo_gym_reads_gymflow.py');
 const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
 
-async function nemoGymReads(runDir: string, ...args: string[]): Promise<Record<string, any>> {
-  const { stdout } = await promisify(execFile)(NEMO_GYM_VENV_PYTHON, [READER, runDir, ...args], { cwd: runDir, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
+/** What NeMo Gym's tools read from each folder, in one Python process. */
+async function nemoGymReads(folders: { scored: string; failed: string }): Promise<Record<string, any>> {
+  const args = Object.entries(folders).map(([name, dir]) => `${name}=${dir}`);
+  const { stdout } = await promisify(execFile)(NEMO_GYM_VENV_PYTHON, [READER, ...args], { cwd: folders.scored, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout);
+}
+
+/** A run that scores (mcqa, mock policy, three repeats) and one whose every rollout failed, both read by NeMo Gym once. */
+async function playRuns() {
+  const scored = path.join(await tempDir('gymflow-ng-reads-'), 'run');
+  const config = buildRunConfig({ env: 'mcqa', model: 'mock', 'mock-accuracy': '0.5', 'mock-seed': '5', input: path.join(FIXTURES, 'mcqa', 'example.jsonl'), output: scored, 'num-repeats': '3', 'output-format': 'nemo-gym' });
+  expect((await runInProcess(server, config)).metrics.rollouts_recorded).toBe(15);
+  const failed = await tempDir('gymflow-ng-reads-');
+  const failing = {
+    ...runConfig({ runDir: failed, envName: 'example_single_tool_call', inputFile: path.join(FIXTURES, 'example_single_tool_call', 'example.jsonl'), limit: 2, numRepeats: 2, maximumAttempts: 1 }),
+    model: parseModelSpec({ backend: 'openai', model: 'gpt-test', base_url: upstream.url, api_key_env: 'GYMFLOW_NG_READS_KEY' }),
+    outputFormat: 'nemo-gym' as const,
+  };
+  upstream.failWith(500, 'the upstream is overloaded');
+  expect((await runInProcess(server, failing)).metrics.rollouts_failed).toBe(4);
+  upstream.recover();
+  return { dirs: { scored, failed }, reads: await nemoGymReads({ scored, failed }) };
 }
 
 let server: TestServer;
@@ -41,12 +60,15 @@ afterAll(async () => {
 });
 
 describe.skipIf(!nemoGymVenv)(interopTitle("NeMo Gym's tools on Gymflow's output"), () => {
+  let runs: Awaited<ReturnType<typeof playRuns>>;
+  beforeAll(async () => {
+    runs = await playRuns();
+  }, 600_000);
+
   it("aggregates, profiles and compares a Gymflow run as one of its own, with Gymflow's numbers", async () => {
-    const runDir = path.join(await tempDir('gymflow-ng-reads-'), 'run');
-    const config = buildRunConfig({ env: 'mcqa', model: 'mock', 'mock-accuracy': '0.5', 'mock-seed': '5', input: path.join(FIXTURES, 'mcqa', 'example.jsonl'), output: runDir, 'num-repeats': '3', 'output-format': 'nemo-gym' });
-    expect((await runInProcess(server, config)).metrics.rollouts_recorded).toBe(15);
+    const runDir = runs.dirs.scored;
+    const ng = runs.reads.scored;
     const ours = JSON.parse(readFileSync(path.join(runDir, 'rollouts_aggregate_metrics.json'), 'utf8'));
-    const ng = await nemoGymReads(runDir);
 
     // Its aggregation of our rollouts.jsonl: every metric, per task, per repeat, pass@k and majority@k, is ours.
     expect(ng.aggregate.map((e: any) => e.agent_ref.name)).toEqual(['mcqa_simple_agent']);
@@ -69,18 +91,9 @@ describe.skipIf(!nemoGymVenv)(interopTitle("NeMo Gym's tools on Gymflow's output
     expect(ng.failures).toEqual([]);
   });
 
-  it('reads the failures sidecar as its resume and count_failure_classes_as_zero do', async () => {
-    const runDir = await tempDir('gymflow-ng-reads-');
-    const config = {
-      ...runConfig({ runDir, envName: 'example_single_tool_call', inputFile: path.join(FIXTURES, 'example_single_tool_call', 'example.jsonl'), limit: 2, numRepeats: 2, maximumAttempts: 1 }),
-      model: parseModelSpec({ backend: 'openai', model: 'gpt-test', base_url: upstream.url, api_key_env: 'GYMFLOW_NG_READS_KEY' }),
-      outputFormat: 'nemo-gym' as const,
-    };
-    upstream.failWith(500, 'the upstream is overloaded');
-    expect((await runInProcess(server, config)).metrics.rollouts_failed).toBe(4);
-    upstream.recover();
-    const ng = await nemoGymReads(runDir, '--failures-only');
-    const sidecar = readJsonl(path.join(runDir, 'failures.jsonl'));
+  it('reads the failures sidecar as its resume and count_failure_classes_as_zero do', () => {
+    const ng = runs.reads.failed;
+    const sidecar = readJsonl(path.join(runs.dirs.failed, 'failures.jsonl'));
     expect(ng.failures.map((f: any) => f.key.join(':')).sort()).toEqual(sidecar.map((f) => `${f._ng_task_index}:${f._ng_rollout_index}`).sort());
     expect(ng.failures.every((f: any) => f.class === 'agent_run_error')).toBe(true);
     // Counted as zero by NeMo Gym: scored rows of reward 0 and no failure fields, under the run's agent.
