@@ -12,7 +12,7 @@ import { attemptCalls, trajectoryOf, type Trajectory } from '../src/harnesses/tr
 import type { Gateway } from '../src/gateway/server';
 import type { SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
-import type { RolloutRecord } from '../src/schemas/records';
+import { recordAgentRef, VERIFY_DEFAULTS, type RolloutRecord } from '../src/schemas/records';
 import type { ResponseObject } from '../src/schemas/responses';
 import { readManifest } from '../src/runs/client';
 import type { SandboxLabels } from '../src/sandboxes/schema';
@@ -112,8 +112,10 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     const record: RolloutRecord = {
       ...row,
       responses_create_params: row.responses_create_params,
+      ...VERIFY_DEFAULTS,
       ...verify!,
       response: episodeResponse(id, trajectory),
+      agent_ref: recordAgentRef(row, spec.env.name, harness.name),
       _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
       _ng_rollout_index: key.rolloutIndex,
       _gf_model_call_ids: calls.map((c) => c.call_id),

@@ -11,10 +11,13 @@ import type { ModelSpec } from '../src/gateway/spec';
 import { runHealthChecks } from '../src/health/run-health';
 import { RunAccumulator, type RunEnd, type RunMetrics } from '../src/metrics/aggregate';
 import { BreakdownAccumulator, type TaskGroups } from '../src/metrics/breakdown';
+import { RolloutAggregator } from '../src/metrics/nemo-gym-aggregate';
 import { rowEnvRef } from '../src/routing/row';
 import type { GroupKey } from '../src/metrics/diagnostics';
 import { Manifest } from '../src/runs/manifest';
+import { recordAgentRef, type FailureRecord } from '../src/schemas/records';
 import { writeFileAtomic } from '../src/store/jsonl';
+import { writeNemoGymFiles } from '../src/store/nemo-gym-files';
 import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
 
@@ -40,8 +43,11 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
   const acc = new RunAccumulator(tasks.ids, countAsZero);
   const breakdown = tasks.groups.size ? new BreakdownAccumulator(tasks.groups, countAsZero) : undefined;
   const group = groupOf(manifest);
+  const nemoGym = manifest?.config.outputFormat === 'nemo-gym' ? new RolloutAggregator() : undefined;
+  const failures: FailureRecord[] = [];
   await store.scanResults({
     rollout: (r) => {
+      nemoGym?.add(r);
       const routed = tasks.groups.get(r._ng_task_index);
       const scored = {
         taskIndex: r._ng_task_index,
@@ -56,6 +62,7 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
       breakdown?.addRollout(scored);
     },
     failure: (f) => {
+      if (nemoGym) failures.push(f);
       const key = { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index };
       acc.addFailure(f._ng_failure_class, key);
       breakdown?.addFailure(f._ng_failure_class, key);
@@ -64,8 +71,25 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
   const perTask = tasks.ids.length ? expected / tasks.ids.length : 0;
   const metrics = { ...(status ? { status } : {}), ...acc.result(expected), ...(breakdown ? breakdown.result(perTask) : {}) };
   await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
+  if (nemoGym && manifest) await writeNemoGymRunFiles(runDir, manifest, tasks.groups, nemoGym, failures);
   await store.writeJson(store.metricsPath, metrics);
   return metrics;
+}
+
+/**
+ * NeMo Gym's files of the run (`--output-format nemo-gym`). Sidecar rollouts of the classes counted as zero
+ * enter the aggregate as NeMo Gym counts them: a scored row of reward 0 under the task's agent.
+ */
+async function writeNemoGymRunFiles(runDir: string, manifest: Manifest, groups: ReadonlyMap<number, TaskGroups>, aggregate: RolloutAggregator, failures: FailureRecord[]): Promise<void> {
+  const { env, countAsZero = [], numRepeats } = manifest.config;
+  const agent = env.harness?.name ?? resolveEnvironment(env).agent ?? 'simple_agent';
+  const agentRefOf = (task: Record<string, unknown>) => recordAgentRef(task, env.name, agent);
+  for (const f of failures) {
+    if (!countAsZero.includes(f._ng_failure_class)) continue;
+    const routed = groups.get(f._ng_task_index)?.agent;
+    aggregate.add({ agent_ref: routed ? { name: routed } : agentRefOf({}), _ng_task_index: f._ng_task_index, _ng_rollout_index: f._ng_rollout_index, reward: 0, mask_sample: false });
+  }
+  await writeNemoGymFiles({ runDir, numRepeats, agentRefOf, failures, aggregate: aggregate.result() });
 }
 
 /**

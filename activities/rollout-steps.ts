@@ -16,7 +16,7 @@ import { rolloutDiagnostics } from '../src/metrics/diagnostics';
 import { metered } from '../src/sandboxes/meter';
 import type { Gateway } from '../src/gateway/server';
 import type { ModelSpec } from '../src/gateway/spec';
-import type { FailureRecord, RolloutCompaction, RolloutRecord } from '../src/schemas/records';
+import { recordAgentRef, VERIFY_DEFAULTS, type FailureRecord, type RolloutCompaction, type RolloutRecord } from '../src/schemas/records';
 import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem, type ResponseObject } from '../src/schemas/responses';
 import { rolloutId } from '../src/schemas/task';
 import { callLog } from '../src/store/call-log';
@@ -315,7 +315,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     const store = new RunStore(spec.runDir);
     const id = rolloutId(key);
     const episode = episodeOf(await journal.read());
-    const { raw: row, parsed: task, env } = await inStage('verify', () => loadTask(spec, store, key.taskIndex));
+    const { raw: row, parsed: task, env, agent } = await inStage('verify', () => loadTask(spec, store, key.taskIndex));
     // The attempt the journal was seeded for: a resumed run can finish a retry's attempt.
     const attemptIndex = episode.seed?.attemptIndex ?? key.attemptIndex;
     let verified = episode.verify;
@@ -335,8 +335,10 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       const record: RolloutRecord = {
         ...row,
         responses_create_params: row.responses_create_params,
+        ...VERIFY_DEFAULTS,
         ...verified.result,
         response: verified.response,
+        agent_ref: recordAgentRef(row, spec.env.name, agent),
         _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
         _ng_rollout_index: key.rolloutIndex,
         _gf_model_call_ids: verified.modelCallIds,

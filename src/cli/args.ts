@@ -70,3 +70,19 @@ export function requireFlag(values: Record<string, unknown>, name: string, usage
   if (typeof v !== 'string' || v === '') throw new GymError('BAD_FLAG', `--${name} is required\n\n${usage}`);
   return v;
 }
+
+/** A repeatable `--<name> KEY=VALUE` flag as settings: VALUE as JSON when it parses, else the text itself. */
+export function keyValueFlag(values: Record<string, unknown>, name: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of (values[name] as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new GymError('BAD_FLAG', `--${name} must be KEY=VALUE, got "${pair}"`);
+    const raw = pair.slice(eq + 1);
+    try {
+      out[pair.slice(0, eq)] = JSON.parse(raw);
+    } catch {
+      out[pair.slice(0, eq)] = raw;
+    }
+  }
+  return out;
+}

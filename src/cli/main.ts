@@ -23,6 +23,7 @@ const COMMANDS: Record<string, Handler> = {
   'eval replay': lazy(() => import('./commands/eval-audit'), 'evalReplay'),
   'eval show': lazy(() => import('./commands/eval-audit'), 'evalShow'),
   'eval reverify': lazy(() => import('./commands/eval-reverify'), 'evalReverify'),
+  'eval aggregate': lazy(() => import('./commands/eval-aggregate'), 'evalAggregate'),
   'eval health-check': lazy(() => import('./commands/eval-health'), 'evalHealthCheck'),
   'eval gate': lazy(() => import('./commands/eval-health'), 'evalGate'),
   'eval report': lazy(() => import('./commands/eval-report'), 'evalReport'),
@@ -59,7 +60,8 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym eval history <run>     export the run's workflow histories and a per-rollout summary into its folder
   gym eval replay <run>      replay those histories against this workflow code; non-zero on non-determinism
   gym eval show <run> --rollout <id>   one rollout's steps, model calls, retries and reward
-  gym eval reverify <rollouts.jsonl> --env <name> [--tasks <jsonl>]   recompute rewards without the policy model
+  gym eval reverify <rollouts.jsonl> --env <name> [--env-option K=V] [--tasks <jsonl>]   recompute rewards without the policy model
+  gym eval aggregate <rollouts.jsonl> [--format nemo-gym|gymflow] [--output F]   metrics again from a rollouts file of either system
   gym eval health-check <run>   rollout verdicts and quality summary from a run's files
   gym eval gate <run> --max-failed-fraction F --max-unhealthy-fraction H   exit non-zero when a run is not fit to use
   gym eval report <run> [--output FILE]   one self-contained HTML page of a run

@@ -11,6 +11,7 @@ import { EnvRef } from '../environments/ref';
 import { ExportersConfig } from '../exporters/config';
 import { ModelSpec } from '../gateway/spec';
 import { FailureClass } from '../schemas/records';
+import { OUTPUT_FORMATS } from '../store/nemo-gym-files';
 import { MAX_CONCURRENCY, MAX_SHARDS } from '../../workflows/definitions';
 import { PACKAGE_ROOT } from '../util/paths';
 
@@ -42,6 +43,8 @@ export const RunConfig = z.object({
   }),
   /** Failure classes whose sidecar rollouts count as reward 0 in the metrics (metrics only; the records stay in the sidecar). */
   countAsZero: z.array(FailureClass).optional(),
+  /** `nemo-gym`: NeMo Gym's files are also written when the run finishes (not part of its identity; may change on resume). */
+  outputFormat: z.enum(OUTPUT_FORMATS).optional(),
   stepsPerExecution: z.number().int().min(1).optional(),
   durability: z.enum(['turn', 'rollout']).default('turn'),
   /** Where the finished run is sent (not part of its identity; may change on resume). */

@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GymError } from '../errors';
 import { SUMMARY_FILE, VERDICTS_FILE } from '../health/types';
+import { NEMO_GYM_FILES } from '../store/nemo-gym-files';
 
 function reason(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
@@ -65,7 +66,7 @@ export function checkOutputDir(dir: string): void {
  * Reports that describe one run's outcome: left by an earlier run in a reused folder, they would be read
  * as the fresh run's (its sidecar rollouts counted as failed, its verdicts shown for rollouts not played).
  */
-export const OUTCOME_REPORTS = ['failures.jsonl', VERDICTS_FILE, SUMMARY_FILE, 'exports.json', 'wandb', 'report.html'] as const;
+export const OUTCOME_REPORTS = ['failures.jsonl', VERDICTS_FILE, SUMMARY_FILE, 'exports.json', 'wandb', 'report.html', ...Object.values(NEMO_GYM_FILES)] as const;
 
 /** Removes an earlier run's failure, health and export reports; only for a fresh run, never a resumed one. */
 export async function clearOutdatedReports(dir: string): Promise<void> {

@@ -38,8 +38,13 @@ export const RolloutRecord = z.looseObject({
   response: ResponseObject,
   reward: z.number(),
   reward_components: z.record(z.string(), z.number()).optional(),
+  // NeMo Gym's BaseVerifyResponse fields (VERIFY_DEFAULTS when the environment sets none); absent in older records.
+  mask_sample: z.boolean().optional(),
+  failure_kind: z.string().nullish(),
   // NeMo Gym's is Optional[str]: its servers answer null when nothing went wrong.
   failure_reason: z.string().nullish(),
+  /** The agent that played it (NeMo Gym's `agent_ref`): the task's own, else recordAgentRef's; absent in older records. */
+  agent_ref: z.looseObject({ name: z.string() }).optional(),
   _gf_model_call_ids: z.array(z.string()),
   /** Absent only in records written before diagnostics were kept. */
   _gf_diagnostics: RolloutDiagnostics.optional(),
@@ -49,6 +54,19 @@ export const RolloutRecord = z.looseObject({
   _gf_compaction: RolloutCompaction.optional(),
 });
 export type RolloutRecord = z.infer<typeof RolloutRecord>;
+
+/** What NeMo Gym's verify response holds when nothing went wrong; an environment's verify result overrides them. */
+export const VERIFY_DEFAULTS = { mask_sample: false, failure_kind: null, failure_reason: null } as const;
+
+/**
+ * The agent a record names: the task's own `agent_ref` (a routed run's), else `<environment>_<agent>`, the way
+ * NeMo Gym names an environment's agent config (`mcqa_simple_agent`), so its tools can group the rows.
+ */
+export function recordAgentRef(row: Record<string, unknown>, envName: string, agent: string): { name: string } {
+  const own = row.agent_ref as { name?: unknown } | undefined;
+  if (own && typeof own === 'object' && typeof own.name === 'string') return own as { name: string };
+  return { type: 'responses_api_agents', name: `${envName}_${agent}` } as { name: string };
+}
 
 export const FailureClass = z.enum([
   'model_error',

@@ -54,13 +54,14 @@ describe('NeMo Gym episodes replayed through the server', () => {
     expect(verified.body.reward).toBe(rollout.reward);
   });
 
-  it('answers /aggregate_metrics with means of the numeric verify fields', async () => {
+  it("answers /aggregate_metrics as NeMo Gym's default does, with pass@k on the reward", async () => {
     const rows = episodes.map((e) => e.rollout);
     const wrong = { ...rows[0]!, reward: 0, accuracy: false };
     const reply = await post(server.url, '/aggregate_metrics', { verify_responses: [...rows, wrong] });
     expect(reply.status).toBe(200);
     const n = rows.length + 1;
-    expect(reply.body.group_level_metrics).toEqual([]);
+    const tasks = new Set([...rows, wrong].map((r) => (r as { _ng_task_index?: number })._ng_task_index ?? 0));
+    expect(reply.body.group_level_metrics.map((g: { _ng_task_index: number }) => g._ng_task_index)).toEqual([...tasks].sort((a, b) => a - b));
     expect(reply.body.agent_metrics['mean/reward']).toBeCloseTo(rows.length / n);
     expect(reply.body.agent_metrics['mean/accuracy']).toBeCloseTo(rows.length / n);
     expect(reply.body.agent_metrics['min/reward']).toBe(0);
@@ -70,7 +71,7 @@ describe('NeMo Gym episodes replayed through the server', () => {
     // Token counts come from response.usage; nested objects are not columns.
     expect(reply.body.agent_metrics['mean/total_tokens']).toBeGreaterThan(0);
     expect(reply.body.agent_metrics).not.toHaveProperty('mean/response');
-    expect(Object.keys(reply.body.key_metrics).every((k) => k.startsWith('mean/'))).toBe(true);
+    expect(Object.keys(reply.body.key_metrics).filter((k) => !k.startsWith('mean/')).every((k) => /^(pass|majority)@/.test(k))).toBe(true);
     expect(reply.body.key_metrics['mean/reward']).toBe(reply.body.agent_metrics['mean/reward']);
 
     const bad = await post(server.url, '/aggregate_metrics', { verify_responses: 'nope' });

@@ -104,3 +104,31 @@ describe('gym eval reverify refuses bad input', () => {
     expect(readRows(path.join(dir, 'mixed_reverified.jsonl'))).toHaveLength(5);
   });
 });
+
+describe('gym eval reverify --env-option', () => {
+  const MATH = path.join(FIXTURES, 'math_with_judge');
+  const args = (dir: string, ...options: string[]) => ['eval', 'reverify', path.join(MATH, 'example_rollouts.jsonl'), '--env', 'math_with_judge', '--tasks', path.join(MATH, 'example.jsonl'), '-o', path.join(dir, 'out.jsonl'), ...options];
+
+  it('grades with the settings given, as `gym eval run` takes them', async () => {
+    const dir = await tempDir('gymflow-reverify-');
+    const plain = await gymHere(args(dir));
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('agreement: 5/5');
+    // With the judge switched on, the answers the symbolic check rejects go to a judge this reverify has none of.
+    const judged = await gymHere(args(dir, '--env-option', 'should_use_judge=true'));
+    expect(judged.code).toBe(0);
+    expect(judged.stdout).toContain('math_with_judge?should_use_judge=true: 5 rollout(s)');
+    expect(judged.stdout).toMatch(/judge_failed \(no reward\) \(2\):/);
+  });
+
+  it.each([
+    ['an unknown setting', 'nope=1', /environment "math_with_judge" setting \(settings\): Unrecognized key: "nope"/],
+    ['a pair without "="', 'nope', /--env-option must be KEY=VALUE, got "nope"/],
+  ])('refuses %s before reading a rollout (exit 2)', async (_name, option, message) => {
+    const dir = await tempDir('gymflow-reverify-');
+    const r = await gymHere(args(dir, '--env-option', option));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(path.join(dir, 'out.jsonl'))).toBe(false);
+  });
+});

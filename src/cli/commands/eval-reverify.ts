@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
-import { environmentNames, getEnvironment } from '../../environments/registry';
+import { environmentNames, resolveEnvironment } from '../../environments/registry';
 import type { JudgeCall } from '../../environments/types';
 import { startGateway, type Gateway } from '../../gateway/server';
 import type { ModelSpec } from '../../gateway/spec';
@@ -12,10 +12,11 @@ import { readRows, reverifyRollouts } from '../../reverify';
 import { gatewayJudge } from '../../reverify/judge';
 import { formatSummary, reverifiedRow, summarize } from '../../reverify/report';
 import { writeFileAtomic } from '../../store/jsonl';
-import { intFlag, parseFlags, requireFlag } from '../args';
+import { intFlag, keyValueFlag, parseFlags, requireFlag } from '../args';
 
 export const EVAL_REVERIFY_USAGE = `usage: gym eval reverify <rollouts.jsonl> --env <name> [options]
 
+  --env-option KEY=VALUE   an environment setting, as \`gym eval run\` takes it (VALUE as JSON), repeatable
   --tasks FILE         task rows the rollouts were played from (default: tasks.jsonl beside the rollouts, when
                        present); rollouts join by _ng_task_index or by identical input
   --output FILE        where to write the re-verified rollouts (default: <rollouts>_reverified.jsonl)
@@ -27,6 +28,7 @@ judge model:   --judge-model <mock|openai> --judge-model-name NAME --judge-model
 
 const FLAGS = {
   env: { type: 'string' },
+  'env-option': { type: 'string', multiple: true },
   tasks: { type: 'string' },
   output: { type: 'string', short: 'o' },
   force: { type: 'boolean' },
@@ -75,7 +77,8 @@ export async function evalReverify(argv: string[], logger: Logger, say: (line: s
   if (positionals.length !== 1) throw new GymError('BAD_FLAG', `give exactly one rollouts file\n\n${EVAL_REVERIFY_USAGE}`);
   const envName = requireFlag(values, 'env', EVAL_REVERIFY_USAGE);
   if (!environmentNames().includes(envName)) throw new GymError('BAD_FLAG', `--env: unknown environment "${envName}"; known: ${environmentNames().join(', ')}`);
-  const env = getEnvironment(envName);
+  // Resolving validates the settings before any rollout is read.
+  const env = resolveEnvironment({ name: envName, options: keyValueFlag(values, 'env-option') });
   const rolloutsFile = path.resolve(positionals[0]!);
   const tasksFile = values.tasks ? path.resolve(values.tasks) : defaultTasksFile(rolloutsFile);
   const outputFile = path.resolve(values.output ?? defaultOutputFile(rolloutsFile));

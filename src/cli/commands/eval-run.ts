@@ -17,7 +17,8 @@ import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { checkOutputDir } from '../../runs/output-dir';
 import { EXPORTER_FLAGS, EXPORTERS_USAGE, exportersFromFlags } from '../../exporters/config';
 import { DEFAULT_RETRY, MAX_CONCURRENCY, MAX_SHARDS, defaultShards } from '../../../workflows/definitions';
-import { intFlag, numberFlag, parseFlags, requireFlag } from '../args';
+import { OUTPUT_FORMATS, type OutputFormat } from '../../store/nemo-gym-files';
+import { intFlag, keyValueFlag, numberFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
 import { BACKOFF_USAGE, backoffFlag, failureClassesFlag } from '../failure-flags';
 import { TIMEOUT_FLAGS, modelTimeouts } from '../model-timeouts';
@@ -59,6 +60,9 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
 ${BACKOFF_USAGE}
   --count-as-zero C,D  score sidecar rollouts of these failure classes as reward 0 in the metrics
                        (the records stay in failures.jsonl; default: none, they are left out of the score)
+  --output-format F    gymflow (default: the run folder's own files) or nemo-gym (also NeMo Gym's
+                       rollouts_materialized_inputs.jsonl, rollouts_aggregate_metrics.json and
+                       rollouts_failures.jsonl beside rollouts.jsonl, written when the run finishes; docs/metrics.md)
   --durability G       turn (default: each agent turn a local activity, journaled call by call) or
                        rollout (batches of rollouts in heartbeating activities; resumes per finished rollout)
   --shards N           shard workflows the rollouts are spread over (default: one per 128 in flight)
@@ -127,6 +131,7 @@ const FLAGS = {
   'max-attempts': { type: 'string' },
   backoff: { type: 'string', multiple: true },
   'count-as-zero': { type: 'string', multiple: true },
+  'output-format': { type: 'string' },
   durability: { type: 'string' },
   shards: { type: 'string' },
   'task-queue': { type: 'string' },
@@ -221,18 +226,7 @@ function environmentFlag(values: Values): EnvRef {
     if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} only goes with --env remote`);
   }
   if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
-  const options: Record<string, unknown> = {};
-  for (const pair of (values['env-option'] as string[] | undefined) ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq < 1) throw new GymError('BAD_FLAG', `--env-option must be KEY=VALUE, got "${pair}"`);
-    const raw = pair.slice(eq + 1);
-    try {
-      options[pair.slice(0, eq)] = JSON.parse(raw);
-    } catch {
-      options[pair.slice(0, eq)] = raw;
-    }
-  }
-  const ref: EnvRef = { name, options, ...harnessFlags(values) };
+  const ref: EnvRef = { name, options: keyValueFlag(values, 'env-option'), ...harnessFlags(values) };
   // Resolving validates the settings now, before anything starts.
   const env = resolveEnvironment(ref);
   if (ref.harness && !env.sandboxed) throw new GymError('BAD_FLAG', `--agent ${ref.harness.name}: environment "${name}" has no sandboxed tasks for a harness to play; use --env swe_repair`);
@@ -316,6 +310,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     durability: durabilityOf(values, env),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }), byClass: backoffFlag(values) },
     countAsZero: failureClassesFlag(values, 'count-as-zero'),
+    outputFormat: outputFormatFlag(values),
     exporters: exportersFromFlags(values, warn),
   });
   const judged = (routed?.environments ?? [env]).find((e) => resolveEnvironment(e).requiresJudge);
@@ -328,6 +323,13 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   }
   checkOutputDir(runDir);
   return parsed.data;
+}
+
+function outputFormatFlag(values: Values): OutputFormat | undefined {
+  const format = values['output-format'] as string | undefined;
+  if (format === undefined) return undefined;
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new GymError('BAD_FLAG', `--output-format must be ${OUTPUT_FORMATS.join(' or ')}, got "${format}"`);
+  return format as OutputFormat;
 }
 
 /** Whether the command line runs a NeMo Gym configuration rather than flags or a flat eval file. */

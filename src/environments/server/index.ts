@@ -14,7 +14,8 @@ import { ResponseObject } from '../../schemas/responses';
 import { contextFromHeaders, failSpan, inSpan, SpanKind } from '../../tracing/spans';
 import { createLogger } from '../../util/logger';
 import { JudgeError, type AnyEnvironment, type JudgeCall } from '../types';
-import { aggregateVerifyResponses } from './aggregate-metrics';
+import { aggregateVerifyResponses } from '../../metrics/nemo-gym-aggregate';
+import { VERIFY_DEFAULTS } from '../../schemas/records';
 import { RESERVED_ROUTES, stripRolloutPrefix } from './protocol';
 import { SESSION_COOKIE, sessionCookies } from './session-cookie';
 
@@ -156,7 +157,7 @@ export async function startEnvironmentServer(opts: EnvironmentServerOptions): Pr
       const state = session ? session.state : await env.seedSession(task);
       try {
         // NeMo Gym's BaseVerifyResponse defaults: the reward is a valid measurement unless the environment says not.
-        return ok({ ...task, response, mask_sample: false, failure_kind: null, failure_reason: null, ...(await env.verify(task, response, { state, judge: opts.judge })) });
+        return ok({ ...task, response, ...VERIFY_DEFAULTS, ...(await env.verify(task, response, { state, judge: opts.judge })) });
       } catch (e) {
         if (!(e instanceof JudgeError)) throw e;
         call.log.warn({ err: e }, 'judge failed');
