@@ -14,6 +14,7 @@ import type { Sandbox, SandboxProvider } from '../../src/sandboxes/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { SandboxSpec } from '../../src/sandboxes/schema';
 import { waitFor } from '../helpers/worker-process';
+import { exerciseShellTerminal, transcript } from '../helpers/pty';
 
 const FAKE = fileURLToPath(new URL('../helpers/fake-apptainer.mjs', import.meta.url));
 const work = mkdtempSync(path.join(os.tmpdir(), 'gf-apptainer-'));
@@ -148,6 +149,18 @@ describe('apptainer provider commands', () => {
     expect(await s.commandStatus(killed.commandId)).toMatchObject({ state: 'exited', exitCode: null, timedOut: false });
     await waitFor(() => sleepers('298.3') + sleepers('298.4') === 0, 'the timed-out and killed commands to be gone', 20_000);
     await expect(s.commandStatus('never-started')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('apptainer provider terminals', () => {
+  it('runs a shell on a pty made inside the instance: size, resize, ctrl-C, exit code; kill() ends it', async () => {
+    const s = await sandbox();
+    const pty = await s.openPty!({ command: ['sh'], env: { PS1: '$ ' }, columns: 100, rows: 30, timeoutMs: 60_000 });
+    await exerciseShellTerminal(pty);
+    const killed = await s.openPty!({ command: ['sh', '-c', 'echo ready-$((6*7)); exec sleep 300'], timeoutMs: 60_000 });
+    await transcript(killed).until(/ready-42/);
+    killed.kill();
+    expect(await killed.exited).toBeNull();
   });
 });
 

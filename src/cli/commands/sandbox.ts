@@ -3,15 +3,16 @@
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { collectGarbage } from '../../sandboxes/gc';
-import { sandboxProvider } from '../../sandboxes/registry';
+import { sandboxProvider, sandboxProviderNames } from '../../sandboxes/registry';
 import type { SandboxInfo } from '../../sandboxes/schema';
 import { parseFlags } from '../args';
 
-const LIST_USAGE = 'usage: gym sandbox list [--run <id>] [--provider local] [--json]';
-const GC_USAGE = `usage: gym sandbox gc [--run <id>] [--all] [--dry-run] [--provider local] [--json]
+const PROVIDERS = sandboxProviderNames().join('|');
+const LIST_USAGE = `usage: gym sandbox list [--run <id>] [--provider ${PROVIDERS}] [--json] (default local)`;
+const GC_USAGE = `usage: gym sandbox gc [--run <id>] [--all] [--dry-run] [--provider ${PROVIDERS}] [--json] (default local)
   removes sandboxes whose owner process is dead or whose lifetime passed; with --run, every sandbox of that
   run; with --all, every sandbox. --dry-run only lists them. Local sandboxes live in $GYMFLOW_SANDBOX_ROOT
-  (default .gymflow/sandboxes).`;
+  (default .gymflow/sandboxes); each other provider is configured from the environment (docs/sandboxes.md).`;
 
 const owner = (info: SandboxInfo) => (info.ownerAlive === false ? 'dead' : info.ownerAlive === null ? 'unknown' : 'alive');
 const row = (info: SandboxInfo) =>

@@ -10,17 +10,19 @@ import { z } from 'zod';
 import { GymError } from '../../errors';
 import { stateDir } from '../../util/paths';
 import { startSandboxClock } from '../meter';
-import { findOnPath } from '../local/bwrap';
+import { findOnPath, type JailExit } from '../local/bwrap';
 import { checkCommandId, detachedStatus, killDetached, startDetached } from '../local/commands';
 import { MARKER, killSandboxProcesses } from '../local/processes';
 import { LocalSandbox } from '../local/provider';
+import { ptyCommand, relaySession } from '../local/pty';
 import { isAlive, processIdentity, readRecord, resolvedSpec, writeRecord, type SandboxRecord } from '../local/record';
 import { parseInput } from '../parse';
-import type { ExecOptions, OutputStream, Sandbox, SandboxProvider } from '../provider';
+import type { ExecOptions, OutputStream, PtySession, Sandbox, SandboxProvider } from '../provider';
 import {
   ExecRequest,
   ExecResult,
   OUTPUT_TAIL_BYTES,
+  PtyRequest,
   SandboxSpec,
   type CommandStatus,
   type FileEntry,
@@ -293,6 +295,37 @@ class ApptainerSandbox implements Sandbox {
       stopClock();
       await rm(envFile, { force: true });
     }
+  }
+
+  /**
+   * A terminal: the local provider's pty relay (pty.ts) run by the instance's python3, so the pty is made
+   * inside the container; killed with its process group, like an exec, at kill() or its deadline.
+   */
+  async openPty(input: PtyRequest): Promise<PtySession> {
+    await this.ensureLive();
+    const { columns, rows, ...request } = parseInput(PtyRequest, input, 'sandbox pty request');
+    const { argv, envFile } = await this.execArgv({ ...request, command: ptyCommand('python3', request.command, columns, rows) });
+    const child = spawn(argv[0]!, argv.slice(1), { env: this.cliEnv(), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => undefined);
+    let killed = false;
+    const kill = () => {
+      killed = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    };
+    const timer = setTimeout(kill, request.timeoutMs);
+    const done = new Promise<JailExit>((resolve, reject) => {
+      child.once('error', (e) => reject(new GymError('SETUP_FAILED', `apptainer: cannot run ${argv[0]}: ${e.message}`)));
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        void rm(envFile, { force: true });
+        resolve({ exitCode: killed ? null : code, signal: killed ? 'SIGKILL' : signal, timedOut: false, stderr: '' });
+      });
+    });
+    return relaySession({ stdin: child.stdin, stdout: child.stdout, stderr: child.stderr, done, kill });
   }
 
   /** Under the local provider's supervisor (outliving this worker); with `commandId`, started once per id. */
