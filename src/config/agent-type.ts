@@ -5,8 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { GymError } from '../errors';
 import { closest } from '../util/closest';
-import type { LoadOptions } from './load';
-import { searchRoots } from './roots';
+import { searchRoots, type SearchOptions } from './roots';
 
 /** v0.6.0's renamed agent configs: `<agent>/<old flavor>` → the new flavor. */
 const RENAMED_FLAVORS: Readonly<Record<string, string>> = {
@@ -37,7 +36,7 @@ function knownAgentTypes(roots: readonly string[]): string[] {
 }
 
 /** The config file of `--agent-type value`, and a warning when it names a renamed flavor. */
-export function agentTypeFile(value: string, opts: LoadOptions): { file: string; warning?: string } {
+export function agentTypeFile(value: string, opts: SearchOptions): { file: string; warning?: string } {
   const [name = '', flavor, ...extra] = value.split('/');
   if (!NAME.test(name) || (flavor !== undefined && !NAME.test(flavor)) || extra.length) {
     throw new GymError('BAD_FLAG', `--agent-type must be NAME or NAME/FLAVOR (letters, digits, . _ -), got ${JSON.stringify(value)}`);

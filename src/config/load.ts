@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { GymError } from '../errors';
 import { agentTypeFile } from './agent-type';
-import { searchRoots } from './roots';
+import { searchRoots, type SearchOptions } from './roots';
 import { composeUnboundAgent, type Composition } from './compose';
 import { resolveTree, type ConfigProblem } from './interpolate';
 import { overridesTree, parseOverride } from './overrides';
@@ -14,19 +14,13 @@ import { isMap, mergeInto, type ConfigMap, type Sources } from './tree';
 
 export const COMMAND_LINE = 'command line';
 
-export interface LoadOptions {
+export interface LoadOptions extends SearchOptions {
   /** Files given with --config, in order. */
   readonly files?: readonly string[];
   /** `key=value`, `+key=value`, `++key=value`. */
   readonly overrides?: readonly string[];
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
   /** env.yaml's path; by default `<cwd>/env.yaml` when it exists. */
   readonly envYaml?: string;
-  /** Looked in first for relative config paths (NeMo Gym's --search-dir), then GYMFLOW_CONFIG_ROOTS / NEMO_GYM_EXTRA_ROOTS. */
-  readonly searchDirs?: readonly string[];
-  /** Looked in last, after cwd and the including file's folder. */
-  readonly installRoot?: string;
   /** `--agent-type NAME[/FLAVOR]`: a standalone agent config merged last and composed onto the configuration's agents. */
   readonly agentType?: string;
 }
