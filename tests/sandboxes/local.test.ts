@@ -237,6 +237,16 @@ describe('local sandbox: detached commands', () => {
     expect(processesWith(marker)).toEqual([]);
   });
 
+  it('is killed by a kill sent right after its start, before its supervisor has said who it is', async () => {
+    const s = await sandbox();
+    const marker = `gymflow-early-kill-${process.pid}-${Date.now()}`;
+    await s.startCommand({ command: ['sh', '-c', `exec /usr/bin/node -e "setInterval(() => {}, 1000)" ${marker}`], timeoutMs: 600_000 }, { commandId: 'early' });
+    await s.killCommand('early');
+    const status = await s.commandStatus('early', { waitMs: 30_000 });
+    expect(status.state).toBe('exited');
+    expect(daemonsWith(marker)).toEqual([]);
+  });
+
   it('is killed at its deadline even though nobody waits on it', async () => {
     const s = await sandbox();
     await s.startCommand({ command: ['sleep', '1000'], timeoutMs: 1_500 }, { commandId: 'short' });

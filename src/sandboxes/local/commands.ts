@@ -111,10 +111,26 @@ export async function detachedStatus(commandsDir: string, id: string, waitMs = 0
   }
 }
 
+/**
+ * The command's supervisor. One started a moment ago may not have said who it is yet: it gets the start
+ * grace to do so, so a kill right after a start is not lost. Undefined once the command has finished, or
+ * when no supervisor ever came.
+ */
+async function startedSupervisor(dir: string): Promise<z.infer<typeof Supervisor> | undefined> {
+  const created = await stat(dir).catch(() => undefined);
+  if (!created) return undefined;
+  for (;;) {
+    const supervisor = await readJson(join(dir, 'supervisor.json'), Supervisor);
+    if (supervisor) return supervisor;
+    if ((await readJson(join(dir, 'status.json'), Status)) || Date.now() - created.mtimeMs >= START_GRACE_MS) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
 /** Ends the command and everything it started; returns once its status is written (or its supervisor is gone). */
 export async function killDetached(commandsDir: string, id: string): Promise<void> {
   const dir = folder(commandsDir, id);
-  const supervisor = await readJson(join(dir, 'supervisor.json'), Supervisor);
+  const supervisor = await startedSupervisor(dir);
   if (!supervisor || !supervisorAlive(supervisor)) return;
   process.kill(supervisor.pid, 'SIGTERM');
   const status = await detachedStatus(commandsDir, id, 10_000);
