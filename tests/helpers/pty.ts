@@ -51,12 +51,13 @@ export async function exerciseShellTerminal(pty: PtySession): Promise<void> {
   pty.resize(120, 40);
   pty.write('stty size\n');
   await term.until(/40 120\r\n/);
-  // The terminal's line discipline turns ctrl-C into SIGINT for the foreground job.
-  pty.write('sleep 100\n');
-  await term.until(/sleep 100\r\n/);
+  // The terminal's line discipline turns ctrl-C into SIGINT for the foreground job. It is sent once the job
+  // says it runs: a child the shell has forked but not yet exec'd still has the shell's own SIGINT handling.
+  pty.write("sh -c 'echo started-$((2+2)); exec sleep 100'\n");
+  await term.until(/started-4\r\n/);
   pty.write('\x03');
   // The interrupt flushes the terminal's pending input: type on only once the shell prompts again.
-  await term.until(/sleep 100\r\n[^]*\$ $/);
+  await term.until(/started-4\r\n[^]*\$ $/);
   pty.write('echo interrupted-$((1+1))\n');
   await term.until(/interrupted-2\r\n/);
   pty.write('exit 7\n');

@@ -299,7 +299,8 @@ describe('docker provider lifecycle', () => {
   });
 
   it('stops a sandbox whose lifetime has passed, and gc removes it (and nothing live)', async () => {
-    const s = await sandbox({ resources: { lifetimeMs: 2000 } });
+    // Long enough that a create on a loaded machine still finds it running before it ends.
+    const s = await sandbox({ resources: { lifetimeMs: 8000 } });
     expect(await s.status()).toBe('running');
     await waitFor(async () => (await s.status()) === 'stopped', 'the sandbox to stop at the end of its lifetime', 60_000);
     const [info] = await provider.list({ run, rollout: 'r0' }).then((all) => all.filter((i) => i.id === s.id));
@@ -327,9 +328,11 @@ describe('docker provider lifecycle', () => {
   });
 
   it('keepalive pushes the expiry later', async () => {
-    const s = await sandbox({ resources: { lifetimeMs: 5000 } }, 'kept');
-    const expiry = async () => Date.parse((await provider.list({ run, rollout: 'kept' }))[0]!.expiresAt!);
-    const first = await expiry();
+    const s = await sandbox({ resources: { lifetimeMs: 60_000 } }, 'kept');
+    const expiry = async () => Date.parse((await provider.list({ run, rollout: 'kept' }))[0]?.expiresAt ?? '');
+    // The container's own start writes its expiry a moment after create returns.
+    let first = NaN;
+    await waitFor(async () => !Number.isNaN((first = await expiry())), 'the sandbox to record its expiry', 30_000);
     await s.keepalive(600_000);
     expect(await expiry()).toBeGreaterThan(first + 500_000);
   });
