@@ -1,6 +1,5 @@
 // What providers whose detached commands are shell wrappers share: the command-id rule, the wrapper's
-// status report read back, and a shell's 128+n exit code named as its signal. (The docker provider has its
-// own copies still; it can use these as they are.)
+// status report read back, and a shell's 128+n exit code named as its signal (docker, opensandbox, e2b).
 import { constants as osConstants } from 'node:os';
 import { GymError } from '../errors';
 import { CommandStatus } from './schema';

@@ -1,6 +1,8 @@
 // Aviary's GSM8K calculator: a Python arithmetic expression (numbers, + - * / // % **, unary signs,
 // abs/round/min/max/sum) evaluated as its SafeMathEvaluator does; anything else is an error.
 // Numbers are doubles: integer results beyond 2**53 are not exact as Python's big integers are.
+import { roundHalfEven } from '../../util/round';
+
 export class CalculatorError extends Error {}
 
 type Token = { kind: 'num'; value: number } | { kind: 'name'; value: string } | { kind: 'op'; value: string };
@@ -61,13 +63,6 @@ export const FINANCE_FUNCTIONS: Record<string, (args: number[]) => number> = {
 
 function typeError(): never {
   throw new CalculatorError('Invalid mathematical expression');
-}
-
-function roundHalfEven(x: number): number {
-  const floor = Math.floor(x);
-  const diff = x - floor;
-  if (diff !== 0.5) return Math.round(x);
-  return floor % 2 === 0 ? floor : floor + 1;
 }
 
 function roundTo(x: number, digits: number): number {

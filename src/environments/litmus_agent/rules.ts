@@ -3,6 +3,7 @@
 import { pyFloat } from '../../python/number';
 import { pyStrip } from '../../python/str';
 import { parseBool, type AnswerType } from './extract';
+import { roundHalfEven } from '../../util/round';
 
 export const RULES = ['exact', 'isclose', 'abs_window', 'rel_window', 'bool_eq', 'string_eq'] as const;
 export type RuleName = (typeof RULES)[number];
@@ -15,11 +16,6 @@ export interface Tolerances {
 }
 
 /** Python's round(): halves go to the even neighbour. */
-function roundHalfEven(x: number): number {
-  const r = Math.round(x);
-  return Math.abs(x - Math.trunc(x)) === 0.5 && r % 2 !== 0 ? r - 1 : r;
-}
-
 /** math.isclose. */
 function isClose(a: number, b: number, relTol: number, absTol: number): boolean {
   if (a === b) return true;

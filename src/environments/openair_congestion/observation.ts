@@ -1,6 +1,7 @@
 // OpenAir's KPI observation (cells, their UEs, the agent's last-step echo) and the clamp every published
 // observation goes through: bounded fields, per-cell delivered throughput capped at the cell's capacity.
 import { pySum } from '../../python/sum';
+import { roundHalfEven } from '../../util/round';
 
 export interface Ue {
   ue_id: number;
@@ -45,13 +46,6 @@ export interface Observation {
 export const clip = (value: number, lo: number, hi: number): number => Math.max(lo, Math.min(hi, value));
 
 /** Python's round(): ties to even. */
-export function roundHalfEven(x: number): number {
-  const floor = Math.floor(x);
-  const diff = x - floor;
-  if (diff !== 0.5) return Math.round(x);
-  return floor % 2 === 0 ? floor : floor + 1;
-}
-
 /** Jain's index of the replay dynamics (1 for no or all-zero traffic), clipped to [0, 1]. */
 export function jainFairness(values: number[]): number {
   if (!values.length) return 1;

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { constants as osConstants } from 'node:os';
 import { GymError, isGymError } from '../../errors';
+import { checkCommandId, parseStatusReport, signalOf } from '../detached';
 import { startSandboxClock } from '../meter';
 import { isAlive, processIdentity, ProcessIdentity } from '../local/record';
 import { parseInput } from '../parse';
@@ -253,13 +253,6 @@ function containerState(status: string): SandboxState {
   return 'stopped';
 }
 
-/** 128+n from a shell is "killed by signal n": the name of that signal, if it is one. */
-function signalOf(exitCode: number): string | null {
-  if (exitCode <= 128) return null;
-  const entry = Object.entries(osConstants.signals).find(([, n]) => n === exitCode - 128);
-  return entry ? entry[0] : null;
-}
-
 /** The container's tmpfs, which the engine's archive endpoints do not see (they read the container's layers). */
 const TMPFS = '/tmp';
 const inTmpfs = (at: string) => at === TMPFS || at.startsWith(`${TMPFS}/`);
@@ -409,16 +402,7 @@ class DockerSandbox implements Sandbox {
     const tenths = Math.ceil((options.waitMs ?? 0) / 100);
     const result = await this.runRoot(STATUS, [checkCommandId(commandId), String(tenths), String(OUTPUT_TAIL_BYTES)]);
     if (result.exitCode === 3) throw new GymError('NOT_FOUND', `docker: sandbox ${this.id} has no command ${commandId}`);
-    const newline = result.stderr.indexOf('\n');
-    const [state, code] = result.stderr.slice(0, newline).split(' ');
-    return CommandStatus.parse({
-      commandId,
-      state: state === 'running' ? 'running' : 'exited',
-      exitCode: state === 'exited' ? Number(code) : null,
-      timedOut: state === 'timedout',
-      stdoutTail: result.stdout,
-      stderrTail: result.stderr.slice(newline + 1),
-    });
+    return parseStatusReport(commandId, result.stdout, result.stderr);
   }
 
   async killCommand(commandId: string): Promise<void> {
@@ -638,10 +622,4 @@ class DockerSandbox implements Sandbox {
   private resolve(file: string): string {
     return path.posix.resolve(this.workdir, file);
   }
-}
-
-/** Command ids name files in the container: the same rule as the local provider's. */
-function checkCommandId(id: string): string {
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) throw new GymError('BAD_INPUT', `command id ${JSON.stringify(id)} must be 1-128 letters, digits, '.', '_' or '-'`);
-  return id;
 }

@@ -10,20 +10,15 @@ import { OUTPUT_TAIL_BYTES, type CommandStatus } from '../schema';
 import type { JailLaunch } from './bwrap';
 import { MARKER } from './processes';
 import { processStartTime } from './record';
+import { checkCommandId } from '../detached';
 
 const SUPERVISOR = fileURLToPath(new URL('./supervisor.mjs', import.meta.url));
-const COMMAND_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const POLL_MS = 50;
 /** A supervisor that has not said who it is this long after its folder was made never started. */
 const START_GRACE_MS = 15_000;
 
 const Status = z.object({ exitCode: z.number().int().nullable(), signal: z.string().nullable(), timedOut: z.boolean(), error: z.string().optional() });
 const Supervisor = z.object({ pid: z.number().int(), startTime: z.number() });
-
-export function checkCommandId(id: string): string {
-  if (!COMMAND_ID.test(id)) throw new GymError('BAD_INPUT', `command id ${JSON.stringify(id)} must be 1-128 letters, digits, '.', '_' or '-'`);
-  return id;
-}
 
 const folder = (commandsDir: string, id: string) => join(commandsDir, checkCommandId(id));
 

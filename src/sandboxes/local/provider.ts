@@ -23,7 +23,8 @@ import {
   type SandboxState,
 } from '../schema';
 import { findOnPath, jailLaunch, jailUser, launchJail, type Jail, type JailMount, type JailPolicy } from './bwrap';
-import { checkCommandId, detachedStatus, killDetached, startDetached } from './commands';
+import { checkCommandId } from '../detached';
+import { detachedStatus, killDetached, startDetached } from './commands';
 import { ptyCommand, relaySession } from './pty';
 import { HostForwarders, allowedHostNames, checkEndpoints } from './network';
 import { hostPathOf, type Area } from './paths';

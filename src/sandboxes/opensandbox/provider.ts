@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
-import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Sandbox as SdkSandbox, SandboxInfo as SdkSandboxInfo, NetworkPolicy as SdkNetworkPolicy, FileInfo as SdkFileInfo } from '@alibaba-group/opensandbox';
 import { z } from 'zod';
 import { GymError, isGymError } from '../../errors';
+import { checkCommandId, parseStatusReport, signalOf } from '../detached';
 import { startSandboxClock } from '../meter';
 import { isAlive, processIdentity } from '../local/record';
 import { parseInput } from '../parse';
@@ -88,17 +88,6 @@ function sdkError(error: unknown, what: string, domain: string): Error {
     return new GymError('UNREACHABLE', `opensandbox: ${what}: no answer from the server at ${domain} ($${ENV.domain}): ${e.cause?.code ?? e.message ?? String(error)}`);
   }
   return new GymError('ENV_ERROR', message);
-}
-
-/** 128+n from a shell is "killed by signal n": the name of that signal, if it is one. */
-function signalOf(exitCode: number): string | null {
-  if (exitCode <= 128) return null;
-  return Object.entries(osConstants.signals).find(([, n]) => n === exitCode - 128)?.[0] ?? null;
-}
-
-function checkCommandId(id: string): string {
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) throw new GymError('BAD_INPUT', `command id ${JSON.stringify(id)} must be 1-128 letters, digits, '.', '_' or '-'`);
-  return id;
 }
 
 /** The server's egress policy for a network mode: it takes domain names only, and cannot hold a port. */
@@ -408,16 +397,7 @@ class OpenSandboxSandbox implements Sandbox {
     const waitMs = options.waitMs ?? 0;
     const result = await this.runScript(STATUS, [checkCommandId(commandId), String(Math.ceil(waitMs / 100)), String(OUTPUT_TAIL_BYTES)], waitMs + 60_000);
     if (result.exitCode === 3) throw new GymError('NOT_FOUND', `opensandbox: sandbox ${this.id} has no command ${commandId}`);
-    const newline = result.stderr.indexOf('\n');
-    const [state, code] = result.stderr.slice(0, newline).split(' ');
-    return CommandStatus.parse({
-      commandId,
-      state: state === 'running' ? 'running' : 'exited',
-      exitCode: state === 'exited' ? Number(code) : null,
-      timedOut: state === 'timedout',
-      stdoutTail: result.stdout,
-      stderrTail: result.stderr.slice(newline + 1),
-    });
+    return parseStatusReport(commandId, result.stdout, result.stderr);
   }
 
   async killCommand(commandId: string): Promise<void> {
