@@ -1,6 +1,7 @@
 // A rollout played by an external agent harness (the rollout grain's batch activity runs it): the
 // attempt registered with the gateway, the harness run in its sandbox, its partial trace kept, and the
-// record written once from the tests' verdict and the calls the gateway logged.
+// record written once from the calls the gateway logged and the verdict: a sandboxed task's tests, or
+// for a text task the environment's own verify on the episode's Response (with the run's judge).
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,32 +9,21 @@ import { resolveEnvironment } from '../src/environments/registry';
 import { GymError } from '../src/errors';
 import { getHarness } from '../src/harnesses/registry';
 import { harnessFailure, runHarnessRollout, type HarnessRun } from '../src/harnesses/run';
-import { attemptCalls, trajectoryOf, type Trajectory } from '../src/harnesses/trajectory';
+import { attemptCalls, trajectoryOf, trajectoryResponse } from '../src/harnesses/trajectory';
+import { gatewayJudge } from '../src/reverify/judge';
 import type { Gateway } from '../src/gateway/server';
 import type { SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
 import { recordAgentRef, VERIFY_DEFAULTS, type RolloutRecord } from '../src/schemas/records';
-import type { ResponseObject } from '../src/schemas/responses';
 import { readManifest } from '../src/runs/client';
 import type { SandboxLabels } from '../src/sandboxes/schema';
 import { rolloutId } from '../src/schemas/task';
 import { RunStore } from '../src/store/run-store';
+import { inStage } from './envelope';
 import type { RolloutKey, RolloutSpec } from './rollout-steps';
 
 /** Where each attempt's harness trace goes (kept for a timed-out or failed one too): `harness/<attempt id>.json`. */
 export const HARNESS_DIR = 'harness';
-
-function episodeResponse(id: string, trajectory: Trajectory): ResponseObject {
-  const last = trajectory.turns.at(-1)?.response as { id?: unknown; model?: unknown } | undefined;
-  return {
-    id: typeof last?.id === 'string' ? last.id : `resp_${id}`,
-    object: 'response',
-    model: typeof last?.model === 'string' ? last.model : null,
-    status: 'completed',
-    output: trajectory.output,
-    usage: { input_tokens: trajectory.inputTokens, output_tokens: trajectory.outputTokens, total_tokens: trajectory.inputTokens + trajectory.outputTokens },
-  };
-}
 
 /** The run's own id (its manifest's), which `gym sandbox list|gc --run <id>` finds the sandbox by. */
 async function runIdOf(runDir: string): Promise<string> {
@@ -97,24 +87,29 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
         apiKey: deps.gateway.token,
         model,
         timeoutMs: ref.timeout_ms,
+        ...(ref.system_prompt !== undefined ? { systemPrompt: ref.system_prompt } : {}),
+        label: `task ${key.taskIndex}`,
         signal,
       });
     } finally {
       deps.gateway.unregisterRollout(scope.id);
     }
     const calls = await attemptCalls(spec.runDir, scope.id);
-    const { verify, ...trace } = run;
+    const { verify: tested, ...trace } = run;
     await keepTrace(spec.runDir, scope.id, { harness: harness.name, package: harness.install.package, ...trace, sandbox_labels: labels, model_call_ids: calls.map((c) => c.call_id) });
     const failure = harnessFailure(harness, run, calls, ref.timeout_ms);
     if (failure) throw failure;
     const trajectory = trajectoryOf(calls);
+    const response = trajectoryResponse(id, trajectory);
+    const judge = spec.judgeModel ? gatewayJudge(deps.gateway, spec.judgeModel, `${id}-judge`) : undefined;
+    const verify = tested ?? (await inStage('verify', async () => env.verify(parsed.data, response, { state: await env.seedSession(parsed.data), judge })));
     const totalMs = performance.now() - started;
     const record: RolloutRecord = {
       ...row,
       responses_create_params: row.responses_create_params,
       ...VERIFY_DEFAULTS,
-      ...verify!,
-      response: episodeResponse(id, trajectory),
+      ...verify,
+      response,
       agent_ref: recordAgentRef(row, spec.env.name, harness.name),
       _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
       _ng_rollout_index: key.rolloutIndex,
@@ -134,7 +129,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
       _ng_rollout_id: id,
     };
     await store.appendRollout(record);
-    return { reward: verify!.reward };
+    return { reward: verify.reward };
   };
 }
 

@@ -5,14 +5,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { GymError } from '../errors';
 import { closest } from '../util/closest';
+import { RENAMED_AGENT_FLAVORS } from './aliases';
 import { searchRoots, type SearchOptions } from './roots';
-
-/** v0.6.0's renamed agent configs: `<agent>/<old flavor>` → the new flavor. */
-const RENAMED_FLAVORS: Readonly<Record<string, string>> = {
-  'stirrup_agent/stirrup_gdpval': 'stirrup_agent',
-  'tau2/tau2_agent': 'tau2',
-  'verifiers_agent/acereason-math': 'verifiers_agent',
-};
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -43,7 +37,7 @@ export function agentTypeFile(value: string, opts: SearchOptions): { file: strin
   }
   let chosen = flavor ?? name;
   let warning: string | undefined;
-  const renamed = RENAMED_FLAVORS[`${name}/${chosen}`];
+  const renamed = RENAMED_AGENT_FLAVORS[`${name}/${chosen}`];
   if (renamed) {
     warning = `--agent-type ${value}: the agent config ${chosen}.yaml was renamed to ${renamed}.yaml; use --agent-type ${name}${renamed === name ? '' : `/${renamed}`}`;
     chosen = renamed;

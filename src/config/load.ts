@@ -6,7 +6,8 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { GymError } from '../errors';
 import { agentTypeFile } from './agent-type';
-import { searchRoots, type SearchOptions } from './roots';
+import { configPathAlias, configPathWarning, environmentWarning, LEGACY_ENVIRONMENTS } from './aliases';
+import { searchRoots, underRoot, type SearchOptions } from './roots';
 import { composeUnboundAgent, type Composition } from './compose';
 import { resolveTree, type ConfigProblem } from './interpolate';
 import { overridesTree, parseOverride } from './overrides';
@@ -23,6 +24,8 @@ export interface LoadOptions extends SearchOptions {
   readonly envYaml?: string;
   /** `--agent-type NAME[/FLAVOR]`: a standalone agent config merged last and composed onto the configuration's agents. */
   readonly agentType?: string;
+  /** `--environment NAME`: the environment bundle `environments/<NAME>/config.yaml`, loaded after --config. */
+  readonly environment?: string;
 }
 
 export interface LoadedConfig {
@@ -42,8 +45,9 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
   const envDoc = envYaml ? readYaml(envYaml) : {};
 
   const cliPaths = overrides.filter((o) => o.path.length === 1 && o.path[0] === 'config_paths').flatMap((o) => pathList(o.value, COMMAND_LINE));
-  const roots = [...pathList(envDoc.config_paths ?? [], envYaml ?? 'env.yaml'), ...cliPaths].map((p) => findFile(p, opts, undefined, envYaml ?? COMMAND_LINE));
-  roots.push(...(opts.files ?? []).map((f) => findFile(f, opts, undefined, '--config')));
+  const roots = [...pathList(envDoc.config_paths ?? [], envYaml ?? 'env.yaml'), ...cliPaths].map((p) => findConfig(p, opts, undefined, envYaml ?? COMMAND_LINE, warnings));
+  roots.push(...(opts.files ?? []).map((f) => findConfig(f, opts, undefined, '--config', warnings)));
+  if (opts.environment !== undefined) roots.push(environmentFile(opts.environment, opts, warnings));
   if (opts.agentType !== undefined) {
     const agent = agentTypeFile(opts.agentType, opts);
     roots.push(agent.file);
@@ -59,7 +63,7 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
     }
     seen.add(file);
     const doc = readYaml(file);
-    for (const inner of pathList(doc.config_paths ?? [], file)) visit(findFile(inner, opts, file, file), file);
+    for (const inner of pathList(doc.config_paths ?? [], file)) visit(findConfig(inner, opts, file, file, warnings), file);
     ordered.push({ file, doc });
   };
   for (const root of roots) visit(root, undefined);
@@ -76,7 +80,7 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
 
   const { config, problems } = resolveTree(tree, sources, opts.env);
   if (problems.length > 0) throw configError(problems);
-  return { config, sources, files: allFiles, warnings, ...(composition ? { composition } : {}) };
+  return { config, sources, files: allFiles, warnings: [...new Set(warnings)], ...(composition ? { composition } : {}) };
 }
 
 export function configError(problems: readonly ConfigProblem[]): GymError {
@@ -98,12 +102,40 @@ function pathList(value: unknown, where: string): string[] {
 }
 
 
+function candidatesOf(p: string, opts: SearchOptions, includer: string | undefined): string[] {
+  return path.isAbsolute(p) ? [p] : searchRoots(opts, includer).flatMap((root) => underRoot(path.resolve(opts.cwd, root), p));
+}
+
+const existingFile = (candidates: readonly string[]) => candidates.find((c) => existsSync(c) && statSync(c).isFile());
+
 /** A path as NeMo Gym resolves config and dataset paths: absolute, or under the search roots, cwd, the including file's folder, the install root. */
 export function findFile(p: string, opts: LoadOptions, includer: string | undefined, where: string): string {
-  const candidates = path.isAbsolute(p) ? [p] : searchRoots(opts, includer).map((root) => path.resolve(opts.cwd, root, p));
-  const found = candidates.find((c) => existsSync(c) && statSync(c).isFile());
+  const candidates = candidatesOf(p, opts, includer);
+  const found = existingFile(candidates);
   if (found) return found;
   throw new GymError('NOT_FOUND', `${where}: ${/\.ya?ml$/i.test(p) ? 'config file' : 'file'} ${p} not found; looked at:\n${[...new Set(candidates)].map((c) => `  - ${c}`).join('\n')}`);
+}
+
+/** A config file's path, where a renamed one (aliases.ts) that is not found resolves to its new name, with a warning. */
+function findConfig(p: string, opts: LoadOptions, includer: string | undefined, where: string, warnings: string[]): string {
+  const canonical = existingFile(candidatesOf(p, opts, includer)) ? undefined : configPathAlias(p);
+  const renamed = canonical === undefined ? undefined : existingFile(candidatesOf(canonical, opts, includer));
+  if (canonical === undefined || renamed === undefined) return findFile(p, opts, includer, where);
+  warnings.push(configPathWarning(p, canonical));
+  return renamed;
+}
+
+const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
+
+/** `--environment NAME[/FLAVOR]`: NeMo Gym's `environments/<NAME>/config.yaml` (or `<NAME>/<FLAVOR>/config.yaml`); a pre-v0.6.0 name, with a warning. */
+function environmentFile(value: string, opts: LoadOptions, warnings: string[]): string {
+  if (!ENVIRONMENT_NAME.test(value)) throw new GymError('BAD_FLAG', `--environment must be NAME or NAME/FLAVOR (letters, digits, . _ -), got ${JSON.stringify(value)}`);
+  const file = (name: string) => `environments/${name}/config.yaml`;
+  const canonical = LEGACY_ENVIRONMENTS[value];
+  if (canonical === undefined || existingFile(candidatesOf(file(value), opts, undefined))) return findFile(file(value), opts, undefined, `--environment ${value}`);
+  const found = findFile(file(canonical), opts, undefined, `--environment ${value} (renamed ${canonical})`);
+  warnings.push(environmentWarning(value, canonical));
+  return found;
 }
 
 function readYaml(file: string): ConfigMap {

@@ -7,7 +7,7 @@ import { ProviderName } from '../sandboxes/schema';
 import { configuredEnvironmentName, RemoteTimeouts, remoteEnvironmentName } from './names';
 
 /**
- * The external agent harness that plays a sandboxed environment's tasks (`--agent`), in which sandbox
+ * The external agent harness that plays an environment's tasks (`--agent`), in which sandbox
  * provider, under what deadline and cap on model calls. It travels with the environment so every worker
  * (and the rollout grain's batch activity) plays the same way without a change to the workflows.
  */
@@ -23,6 +23,8 @@ export const HarnessRef = z
     timeout_ms: z.number().int().min(1000).default(600_000),
     /** The gateway refuses calls beyond this many for one attempt: a harness in a loop is stopped. */
     max_model_calls: z.number().int().min(1).default(100),
+    /** The agent config's `system_prompt`: put before the row's own system message (src/harnesses/task.ts). */
+    system_prompt: z.string().min(1).optional(),
   })
   .superRefine((ref, ctx) => {
     // Only local can fall back on the worker's own system folders; every other provider starts from an image.

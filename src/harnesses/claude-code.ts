@@ -27,6 +27,7 @@ export const claudeCode: HarnessAdapter = {
   install: { package: { name: '@anthropic-ai/claude-code', version: '2.1.332' }, bin: 'claude' },
   api: 'messages',
   trainable: true,
+  takesSystemPrompt: true,
   invocation(input) {
     return {
       files: [],
@@ -40,7 +41,7 @@ export const claudeCode: HarnessAdapter = {
         DISABLE_TELEMETRY: '1',
         DISABLE_ERROR_REPORTING: '1',
       },
-      args: ['-p', '--output-format', 'stream-json', '--verbose', '--model', input.model, '--dangerously-skip-permissions', input.prompt],
+      args: ['-p', '--output-format', 'stream-json', '--verbose', '--model', input.model, '--dangerously-skip-permissions', ...(input.systemPrompt ? ['--append-system-prompt', input.systemPrompt] : []), input.prompt],
       keyEnv: 'ANTHROPIC_API_KEY',
     };
   },

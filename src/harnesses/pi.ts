@@ -27,6 +27,7 @@ export const pi: HarnessAdapter = {
   install: { package: { name: '@mariozechner/pi-coding-agent', version: '0.73.1' }, bin: 'pi' },
   api: 'chat',
   trainable: true,
+  takesSystemPrompt: true,
   invocation(input) {
     const agentDir = `${input.home}/.pi/agent`;
     const models = {
@@ -43,7 +44,7 @@ export const pi: HarnessAdapter = {
     return {
       files: [{ path: `${agentDir}/models.json`, content: JSON.stringify(models, null, 2) }],
       env: { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' },
-      args: ['-p', '--mode', 'json', '--provider', 'gw', '--model', input.model, '--no-session', input.prompt],
+      args: ['-p', '--mode', 'json', '--provider', 'gw', '--model', input.model, '--no-session', ...(input.systemPrompt ? ['--append-system-prompt', input.systemPrompt] : []), input.prompt],
       keyEnv: 'GYMFLOW_GATEWAY_KEY',
     };
   },

@@ -1,13 +1,14 @@
-// One harness rollout in a sandbox: provision it (the repository uploaded, the harness's install shown
-// read-only, only the gateway reachable), run the CLI headless under a deadline, grade with the task's
-// tests in the same sandbox, and destroy the sandbox whatever happened.
+// One harness rollout in a sandbox: provision it (the task's repository or an empty folder, the harness's
+// install shown read-only, only the gateway reachable), run the CLI headless under a deadline, grade a
+// sandboxed task with its tests in the same sandbox, and destroy the sandbox whatever happened.
 import { GymError } from '../errors';
-import type { AnyEnvironment, SandboxedTasks } from '../environments/types';
+import type { AnyEnvironment } from '../environments/types';
 import type { Sandbox, SandboxProvider } from '../sandboxes/provider';
 import type { SandboxLabels } from '../sandboxes/schema';
 import type { ModelCallRecord } from '../schemas/records';
 import type { VerifyResult } from '../schemas/verify';
 import { requireInstalled } from './install';
+import { harnessPrompt, harnessWork } from './task';
 import { KEY_IN_FILE, type HarnessAdapter, type HarnessReport } from './types';
 
 /** The run's own HOME inside the sandbox (the sandbox's private /tmp): state, sqlite and caches go there. */
@@ -33,6 +34,10 @@ export interface HarnessRolloutInput {
   apiKey: string;
   model: string;
   timeoutMs: number;
+  /** The agent config's `system_prompt` (task.ts's harnessPrompt puts it where the harness takes it). */
+  systemPrompt?: string;
+  /** Names the task in errors (e.g. `task 3`); default `the task`. */
+  label?: string;
   signal?: AbortSignal;
   /** Hears the sandbox's id once it exists (so a caller can name it in a heartbeat or reap it). */
   onSandbox?(id: string): void;
@@ -47,13 +52,8 @@ export interface HarnessRun {
   stdoutTail: string;
   stderrTail: string;
   report: HarnessReport;
-  /** Present when the harness finished cleanly and the tests were run. */
+  /** Present when the harness finished cleanly on a sandboxed task and its tests were run. */
   verify?: VerifyResult;
-}
-
-function sandboxedOf(env: AnyEnvironment): SandboxedTasks<any> {
-  if (!env.sandboxed) throw new GymError('BAD_INPUT', `environment ${env.name} has no sandboxed tasks, so no harness can play it; use an environment such as swe_repair`);
-  return env.sandboxed;
 }
 
 function endpointOf(baseUrl: string): { host: string; port: number } {
@@ -74,11 +74,12 @@ async function writeFiles(sandbox: Sandbox, files: { path: string; content: stri
 
 export async function runHarnessRollout(input: HarnessRolloutInput): Promise<HarnessRun> {
   const { harness, task } = input;
-  const tasks = sandboxedOf(input.env);
+  const work = harnessWork(input.env, task, input.label ?? 'the task');
   // An image has no Node of the worker's: the harness brings the pinned one, mounted like its install.
   const install = requireInstalled(harness, { bringNode: input.image !== undefined });
-  const workdir = tasks.workdir;
-  const invocation = harness.invocation({ workspace: workdir, home: HARNESS_HOME, prompt: tasks.prompt(task), baseUrl: input.baseUrl, model: input.model, timeoutMs: input.timeoutMs });
+  const workdir = work.workdir;
+  const prompt = harnessPrompt(work, input.systemPrompt, harness);
+  const invocation = harness.invocation({ workspace: workdir, home: HARNESS_HOME, ...prompt, baseUrl: input.baseUrl, model: input.model, timeoutMs: input.timeoutMs });
   const sandbox = await input.provider.create({
     ...(input.image !== undefined ? { image: input.image } : {}),
     workdir,
@@ -89,7 +90,7 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
   });
   input.onSandbox?.(sandbox.id);
   try {
-    const repository = Object.entries(tasks.repository(task)).map(([file, content]) => ({ path: `${workdir}/${file}`, content }));
+    const repository = Object.entries(work.files).map(([file, content]) => ({ path: `${workdir}/${file}`, content }));
     await writeFiles(sandbox, repository, input.signal);
     // A file that must hold the key gets it only here, inside the sandbox; the invocation itself never does.
     await writeFiles(sandbox, invocation.files.map((f) => ({ path: f.path, content: f.content.split(KEY_IN_FILE).join(input.apiKey) })), input.signal);
@@ -112,7 +113,7 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
       stderrTail: result.stderr.slice(-8000),
       report: harness.report(result.stdout),
     };
-    if (result.exitCode === 0 && !result.timedOut) run.verify = await tasks.verify(task, sandbox);
+    if (result.exitCode === 0 && !result.timedOut && work.sandboxed) run.verify = await work.sandboxed.verify(task, sandbox);
     return run;
   } finally {
     await sandbox.destroy();

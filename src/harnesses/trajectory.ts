@@ -6,7 +6,7 @@ import path from 'node:path';
 import { chatCompletionToResponse } from '../gateway/convert';
 import type { ChatCompletion } from '../gateway/wire';
 import { ModelCallRecord } from '../schemas/records';
-import type { ConversationItem } from '../schemas/responses';
+import type { ConversationItem, ResponseObject } from '../schemas/responses';
 
 /** Every call logged for one rollout attempt (its rollout-scoped URL id), in the order they were answered. */
 export async function attemptCalls(runDir: string, attemptId: string): Promise<ModelCallRecord[]> {
@@ -80,5 +80,27 @@ export function trajectoryOf(calls: ModelCallRecord[]): Trajectory {
     inputTokens: done.reduce((n, c) => n + usage(c, ['input_tokens', 'prompt_tokens']), 0),
     outputTokens: done.reduce((n, c) => n + usage(c, ['output_tokens', 'completion_tokens']), 0),
     modelMs: done.reduce((n, c) => n + c.latency_ms, 0),
+  };
+}
+
+const isAssistantMessage = (item: ConversationItem | undefined) => item?.type !== 'function_call' && item?.type !== 'function_call_output' && item?.type !== 'reasoning' && (item as { role?: string } | undefined)?.role === 'assistant';
+
+/**
+ * The episode as one Response, what a text task's verify grades: the turns' output, ending with an
+ * assistant message, an empty one appended when the harness's last turn left none (as NeMo Gym's harness
+ * agents pad it), so a verifier reading the final message never reads a tool call.
+ */
+export function trajectoryResponse(id: string, trajectory: Trajectory): ResponseObject {
+  const last = trajectory.turns.at(-1)?.response as { id?: unknown; model?: unknown } | undefined;
+  const output = isAssistantMessage(trajectory.output.at(-1))
+    ? trajectory.output
+    : [...trajectory.output, { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: '', annotations: [] }] } as ConversationItem];
+  return {
+    id: typeof last?.id === 'string' ? last.id : `resp_${id}`,
+    object: 'response',
+    model: typeof last?.model === 'string' ? last.model : null,
+    status: 'completed',
+    output,
+    usage: { input_tokens: trajectory.inputTokens, output_tokens: trajectory.outputTokens, total_tokens: trajectory.inputTokens + trajectory.outputTokens },
   };
 }

@@ -29,6 +29,8 @@ export interface HarnessRunInput {
   /** A folder of this run's own: the harness's HOME and config dir (state, sqlite, caches). */
   home: string;
   prompt: string;
+  /** System text appended to the harness's own system prompt; given only to adapters with `takesSystemPrompt`. */
+  systemPrompt?: string;
   /** The rollout-scoped gateway base URL, ending in `/v1`. */
   baseUrl: string;
   /** The model name the harness sends (the gateway serves the rollout's model whatever it is called). */
@@ -75,6 +77,11 @@ export interface HarnessAdapter {
    * into a training response with exact token ids. Evaluation-only harnesses are refused in training mode.
    */
   trainable: boolean;
+  /**
+   * Whether the harness takes extra system text on its command line (`--append-system-prompt`), as NeMo
+   * Gym's pi and claude_code agents pass it; other harnesses get it before the prompt, as NeMo Gym's do.
+   */
+  takesSystemPrompt?: boolean;
   invocation(input: HarnessRunInput): HarnessInvocation;
   /** Reads the harness's stdout (its JSON events when it has them); tolerant of a cut-off run. */
   report(stdout: string): HarnessReport;

@@ -1,6 +1,6 @@
 // The NeMo Gym agent types (a `responses_api_agents` implementation) Gymflow plays, and how: with its own
 // agent loop (the environment's kind: simple, non-executing or gymnasium) or as an external harness CLI in a
-// sandbox. An agent's settings may name the harness's sandbox provider and image, deadline and model-call cap.
+// sandbox. An agent's settings may name the harness's sandbox provider and image, deadline, model-call cap and system prompt.
 import { HarnessRef } from '../environments/ref';
 import type { HarnessName } from '../harnesses/types';
 import type { ConfigMap } from '../config/tree';
@@ -21,6 +21,9 @@ const HARNESS_AGENTS: Readonly<Record<string, HarnessName>> = {
 
 export const PLAYABLE_AGENT_TYPES: readonly string[] = [...LOOP_AGENTS, ...Object.keys(HARNESS_AGENTS)].sort();
 
+/** NeMo Gym's harness agents take `timeout` in seconds; Gymflow's own key is `timeout_ms`. */
+const secondsAsMs = (value: unknown) => (typeof value === 'number' ? value * 1000 : undefined);
+
 /** How an agent instance plays its rows: Gymflow's loop, a harness, or why it cannot. */
 export type AgentPlay = { kind: 'loop' } | { kind: 'harness'; harness: HarnessRef } | { problem: string };
 
@@ -30,7 +33,7 @@ export function agentPlay(instance: string, type: string, settings: ConfigMap): 
   if (!name) {
     return { problem: `agent "${instance}" is a ${type}, which Gymflow does not play; the agent types it plays: ${PLAYABLE_AGENT_TYPES.join(', ')}` };
   }
-  const parsed = HarnessRef.safeParse({ name, sandbox: settings.sandbox ?? undefined, sandbox_image: settings.sandbox_image ?? undefined, timeout_ms: settings.timeout_ms ?? undefined, max_model_calls: settings.max_model_calls ?? undefined });
+  const parsed = HarnessRef.safeParse({ name, sandbox: settings.sandbox ?? undefined, sandbox_image: settings.sandbox_image ?? undefined, timeout_ms: settings.timeout_ms ?? secondsAsMs(settings.timeout), max_model_calls: settings.max_model_calls ?? undefined, system_prompt: settings.system_prompt ?? undefined });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { problem: `agent "${instance}" (${type}): ${issue.path.join('.')}: ${issue.message}` };

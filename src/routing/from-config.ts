@@ -20,6 +20,7 @@ import { runHistoryPolicy } from './context-history';
 import { routingGraph, type RoutingGraph } from './graph';
 import { RoutingSettings, routeRows, settingsProblems, type RoutedRow } from './route';
 import { pairingAllowedByEnv, pairingProblems } from './pairing';
+import { aliasLegacyAgents } from './legacy-agents';
 import { ROW_ENVIRONMENT } from './row';
 
 /** The routed rows a run plays, written into its folder (NeMo Gym's materialized inputs). */
@@ -38,6 +39,8 @@ export interface ConfigRunRequest {
   readonly agent?: string;
   /** `--agent-type NAME[/FLAVOR]`: the agent type composed onto the configuration's agents. */
   readonly agentType?: string;
+  /** `--environment NAME`: the environment bundle loaded after the --config files. */
+  readonly environment?: string;
   readonly allowUnsupportedPairing?: boolean;
   readonly limit?: number;
   readonly cwd: string;
@@ -65,7 +68,7 @@ export interface ConfigRun {
 type Problems = string[];
 
 export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun> {
-  const opts: LoadOptions = { files: req.files, overrides: req.overrides, cwd: req.cwd, env: req.env, envYaml: req.envYaml, searchDirs: req.searchDirs, installRoot: PACKAGE_ROOT, agentType: req.agentType };
+  const opts: LoadOptions = { files: req.files, overrides: req.overrides, cwd: req.cwd, env: req.env, envYaml: req.envYaml, searchDirs: req.searchDirs, installRoot: PACKAGE_ROOT, agentType: req.agentType, environment: req.environment };
   const loaded = loadConfig(opts);
   const { datasets, problems: declarationProblems } = declaredDatasets(loaded);
   if (declarationProblems.length) throw configError(declarationProblems);
@@ -76,8 +79,10 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
   let inputKnown = true;
 
   const settings = RoutingSettings.safeParse({ agent_name: req.agent ?? keys.agent_name ?? undefined, agent_map: keys.agent_map ?? undefined, fan_out: keys.fan_out ?? undefined });
+  const agentNames = new Set(graph.agents.keys());
+  const routing = settings.success ? aliasLegacyAgents(settings.data, [], agentNames).settings : undefined;
   if (!settings.success) for (const i of settings.error.issues) problems.push(`${i.path.join('.')}: ${i.message}`);
-  else problems.push(...settingsProblems(settings.data, graph));
+  else problems.push(...settingsProblems(routing!, graph));
 
   const split = req.split ?? (typeof keys.split === 'string' ? keys.split : undefined);
   const inputFile = req.input ?? (typeof keys.input_jsonl_fpath === 'string' ? keys.input_jsonl_fpath : undefined);
@@ -95,8 +100,9 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     input = split !== undefined ? await splitRows(split, datasets, opts) : readRows(path.resolve(req.cwd, inputFile!), problems);
   }
   const limit = req.limit ?? (typeof keys.limit === 'number' ? keys.limit : undefined);
-  const rows = input ? (limit === undefined ? input.rows : input.rows.slice(0, limit)) : [];
-  const routed = input && settings.success ? routeRows(rows, settings.data, graph) : undefined;
+  const aliased = aliasLegacyAgents(settings.success ? settings.data : {}, input ? (limit === undefined ? input.rows : input.rows.slice(0, limit)) : [], agentNames);
+  warnings.push(...aliased.warnings);
+  const routed = input && routing ? routeRows(aliased.rows, routing, graph) : undefined;
   if (routed) {
     problems.push(...routed.problems);
     warnings.push(...routed.warnings);
@@ -124,7 +130,7 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     ...(history.policy ? { historyPolicy: history.policy } : {}),
     modelServer: modelServerOf(agentsUsed, graph),
     summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split)],
-    warnings,
+    warnings: [...new Set(warnings)],
   };
 }
 

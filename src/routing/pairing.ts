@@ -1,7 +1,8 @@
 // Whether each agent may play the environment its rows go to, checked before anything runs. A resources
 // server's `allowed_agents` (NeMo Gym's declaration) can be overridden with --allow-unsupported-pairing;
-// what Gymflow cannot play at all (a harness on an environment without sandboxed tasks, or the reverse) cannot.
-import { getEnvironment } from '../environments/registry';
+// what Gymflow cannot play at all (a harness on a tool-using or turn-based environment, the loop on sandboxed tasks) cannot.
+import { resolveEnvironment } from '../environments/registry';
+import { harnessRefusal } from '../harnesses/task';
 import type { RoutingGraph } from './graph';
 import type { RoutedRow } from './route';
 
@@ -29,13 +30,14 @@ export function pairingProblems(rows: readonly RoutedRow[], graph: RoutingGraph,
     if (seen.has(key)) continue;
     seen.add(key);
     const agentType = graph.agents.get(r.agent)!.implementation;
-    const sandboxed = !!getEnvironment(r.env.name).sandboxed;
-    if (sandboxed && !r.env.harness) {
+    const environment = resolveEnvironment(r.env);
+    if (environment.sandboxed && !r.env.harness) {
       problems.push(`agent "${r.agent}" (${agentType}) cannot play resources server "${r.server}": environment ${r.env.name} is played by an external harness in a sandbox; use a harness agent type (e.g. --agent-type opencode_agent)`);
       continue;
     }
-    if (!sandboxed && r.env.harness) {
-      problems.push(`agent "${r.agent}" (${agentType}) is an external harness, and resources server "${r.server}" (${r.env.name}) has no sandboxed tasks for it to play`);
+    const refusal = r.env.harness ? harnessRefusal(environment) : undefined;
+    if (refusal) {
+      problems.push(`agent "${r.agent}" (${agentType}) is an external harness and cannot play resources server "${r.server}": ${refusal}`);
       continue;
     }
     const env = graph.environments.get(r.server);

@@ -97,10 +97,9 @@ describe('gym eval run --agent-type on a configuration', () => {
     expect(run.summary[0]).toMatch(/^agent type pi_agent \(.*configs\/agents\/pi_agent\/pi_agent\.yaml\) plays for swe_repair_agent, mcqa_agent$/);
   });
 
-  it('refuses what cannot be played: a harness on mcqa, the agent loop on swe_repair, and both in one run', async () => {
-    await expect(resolveConfigRun(request({ input: MCQA_TASKS, agentType: 'opencode_agent', agent: 'mcqa_agent' }))).rejects.toMatchObject({
-      details: ['agent "mcqa_agent" (opencode_agent) is an external harness, and resources server "mcqa" (mcqa) has no sandboxed tasks for it to play'],
-    });
+  it('plays tool-free mcqa with a harness; refuses the agent loop on swe_repair, and both in one run', async () => {
+    const onMcqa = await resolveConfigRun(request({ input: MCQA_TASKS, agentType: 'opencode_agent', agent: 'mcqa_agent', limit: 1 }));
+    expect(JSON.parse(onMcqa.lines[0]!)._gf_environment).toMatchObject({ name: 'mcqa', harness: { name: 'opencode' } });
     await expect(resolveConfigRun(request({ input: SWE_TASKS, agent: 'swe_repair_agent', limit: 1 }))).rejects.toMatchObject({
       details: [expect.stringMatching(/^agent "swe_repair_agent" \(simple_agent\) cannot play resources server "swe_repair": environment swe_repair is played by an external harness in a sandbox; use a harness agent type/)],
     });

@@ -27,10 +27,18 @@ describe('--agent', () => {
     expect(() => buildRunConfig(flags({ agent: 'pi', durability: 'turn' }))).toThrow(/--durability turn cannot play --agent pi/);
   });
 
-  it('refuses a sandboxed environment without a harness, and an unknown harness', () => {
+  it('refuses a sandboxed environment without a harness, an unknown harness, and a harness on a tool-using environment', () => {
     expect(() => buildRunConfig(flags({}))).toThrow(/pass --agent <harness>/);
     expect(() => buildRunConfig(flags({ agent: 'aider' }))).toThrow(/unknown harness "aider"/);
-    expect(() => buildRunConfig(flags({ env: 'mcqa', agent: 'pi' }))).toThrow(/no sandboxed tasks/);
+    expect(() => buildRunConfig(flags({ env: 'example_single_tool_call', agent: 'pi' }))).toThrow(
+      '--agent pi: environment example_single_tool_call is played with its tools (get_weather), which a harness cannot call; play it with simple_agent',
+    );
+  });
+
+  it('plays a tool-free text environment with a harness, in the rollout grain', () => {
+    const config = buildRunConfig(flags({ env: 'mcqa', agent: 'pi' }));
+    expect(config.env.harness?.name).toBe('pi');
+    expect(config.durability).toBe('rollout');
   });
 });
 

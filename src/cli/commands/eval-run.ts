@@ -7,6 +7,7 @@ import { GymError } from '../../errors';
 import { environmentNames, resolveEnvironment } from '../../environments/registry';
 import { envKey, envLabel, HarnessRef, type EnvRef } from '../../environments/ref';
 import { getHarness } from '../../harnesses/registry';
+import { harnessRefusal } from '../../harnesses/task';
 import { endpointsOf, unreachableEndpoints } from '../../gateway/probe';
 import { MATERIALIZED_INPUTS, resolveConfigRun } from '../../routing/from-config';
 import { writeFileAtomic } from '../../store/jsonl';
@@ -37,6 +38,8 @@ export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|op
   --dry-run            resolve the configuration, datasets and routing, check every row and that the model
                        endpoints answer, print the plan, and start nothing
   --split S            run the declared datasets of type S (train, validation or benchmark) of a NeMo Gym configuration
+  --environment NAME   load the environment bundle environments/NAME/config.yaml (Gymflow ships
+                       configs/environments/, e.g. pi_reasoning_gym, claude_code_math; pre-v0.6.0 names still work)
   --agent-name NAME    send every row to this agent instance (NeMo Gym's +agent_name)
   --agent-type T[/F]   play the configuration's tasks with this agent type instead (its standalone config,
                        configs/agents/T/F.yaml or responses_api_agents/T/configs/F.yaml, is composed onto
@@ -73,7 +76,8 @@ ${BACKOFF_USAGE}
                        --remote-connect-timeout-ms MS (default 10000) --remote-first-byte-timeout-ms MS
                        (default 300000) --remote-total-timeout-ms MS (default 900000) bound each call to it;
                        a call past one fails as "timeout"
-  --agent HARNESS      play a sandboxed environment's tasks (swe_repair) with an external harness: pi,
+  --agent HARNESS      play the tasks with an external harness (a sandboxed environment's, e.g. swe_repair, or a tool-free
+                       text environment's, e.g. reasoning_gym, math_with_judge, mcqa; docs/harnesses.md): pi,
                        opencode, codex, claude-code, kilo, cline, openclaw (gym setup --harnesses installs them);
                        implies --durability rollout
   --sandbox P          the harness's sandbox provider (default local)
@@ -104,6 +108,7 @@ const FLAGS = {
   split: { type: 'string' },
   'agent-name': { type: 'string' },
   'agent-type': { type: 'string' },
+  environment: { type: 'string' },
   'allow-unsupported-pairing': { type: 'boolean' },
   'env-yaml': { type: 'string' },
   'search-dir': { type: 'string', multiple: true },
@@ -156,7 +161,7 @@ const FLAGS = {
 } as const;
 
 /** Flags only the command line takes: they steer reading a NeMo Gym configuration, or stop before the run. */
-const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type', 'allow-unsupported-pairing', 'env-yaml', 'search-dir']);
+const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type', 'environment', 'allow-unsupported-pairing', 'env-yaml', 'search-dir']);
 
 /** Every flag of `gym eval run`: the settings a config file (or the trigger API's request body) may hold. */
 export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
@@ -229,7 +234,8 @@ function environmentFlag(values: Values): EnvRef {
   const ref: EnvRef = { name, options: keyValueFlag(values, 'env-option'), ...harnessFlags(values) };
   // Resolving validates the settings now, before anything starts.
   const env = resolveEnvironment(ref);
-  if (ref.harness && !env.sandboxed) throw new GymError('BAD_FLAG', `--agent ${ref.harness.name}: environment "${name}" has no sandboxed tasks for a harness to play; use --env swe_repair`);
+  const refusal = ref.harness ? harnessRefusal(env) : undefined;
+  if (refusal) throw new GymError('BAD_FLAG', `--agent ${ref.harness!.name}: ${refusal}`);
   if (!ref.harness && env.sandboxed) throw new GymError('BAD_FLAG', `environment "${name}" is played by an external harness in a sandbox: pass --agent <harness> (pi, opencode, codex, claude-code, kilo, cline or openclaw)`);
   return ref;
 }
@@ -334,7 +340,7 @@ function outputFormatFlag(values: Values): OutputFormat | undefined {
 
 /** Whether the command line runs a NeMo Gym configuration rather than flags or a flat eval file. */
 function isNemoGymRun(values: Values, positionals: string[]): boolean {
-  if (positionals.length > 0 || values.split !== undefined || values['agent-name'] !== undefined || values['agent-type'] !== undefined) return true;
+  if (positionals.length > 0 || values.split !== undefined || values['agent-name'] !== undefined || values['agent-type'] !== undefined || values.environment !== undefined) return true;
   return typeof values.config === 'string' && isNemoGymConfigFile(values.config);
 }
 
@@ -358,6 +364,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
       split: values.split,
       agent: values['agent-name'],
       agentType: values['agent-type'],
+      environment: values.environment,
       allowUnsupportedPairing: !!values['allow-unsupported-pairing'],
       limit: intFlag(values, 'limit', { min: 1 }),
       cwd: process.cwd(),
