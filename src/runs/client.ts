@@ -179,11 +179,19 @@ export async function resolveRun(ref: string): Promise<{ workflowId: string; man
   return { workflowId: runWorkflowId(ref) };
 }
 
-/** Live progress: the run's own state plus the counts of each shard still running. */
-export async function queryProgress(handle: WorkflowHandle): Promise<RunProgress | undefined> {
+/**
+ * How long a progress query may wait. A query is answered only by a polling worker: with none (every
+ * worker of an interrupted run gone) the server holds it until the RPC's own deadline, tens of seconds.
+ */
+export const PROGRESS_QUERY_MS = 5_000;
+
+/** Live progress: the run's own state plus the counts of each shard still running; undefined when no worker answers in time. */
+export async function queryProgress(handle: WorkflowHandle, timeoutMs = PROGRESS_QUERY_MS): Promise<RunProgress | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  const within = <T>(fn: () => Promise<T>) => handle.client.withDeadline(deadline, fn);
   let state;
   try {
-    state = await handle.query(runStateQuery);
+    state = await within(() => handle.query(runStateQuery));
   } catch {
     return undefined;
   }
@@ -193,7 +201,7 @@ export async function queryProgress(handle: WorkflowHandle): Promise<RunProgress
   let inFlight = 0;
   await Promise.all(
     state.shardIds.map(async (id) => {
-      const counts = state.finished[id] ?? (await handle.client.getHandle(id).query(shardProgressQuery).catch(() => undefined));
+      const counts = state.finished[id] ?? (await within(() => handle.client.getHandle(id).query(shardProgressQuery)).catch(() => undefined));
       if (!counts) return;
       done += counts.done;
       failed += counts.failed;

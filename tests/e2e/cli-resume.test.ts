@@ -32,6 +32,8 @@ describe('gym eval against a running server', () => {
 
     const status = await gym(['eval', 'status', out], env);
     expect(status.stdout).toMatch(/running/);
+    // The run's only worker died with the CLI: status says so instead of waiting out the server's query deadline.
+    expect(status.stdout).toMatch(/progress: no worker answered within 5 s/);
 
     const resumed = await gym(['eval', 'resume', out, '--concurrency', '6'], env);
     expect(resumed.code).toBe(0);

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { RunStore } from '../../store/run-store';
-import { checkResumeIdentity, readManifest, resolveRun, startRun } from '../../runs/client';
+import { checkResumeIdentity, PROGRESS_QUERY_MS, readManifest, resolveRun, startRun } from '../../runs/client';
 import { describeRun, INTERRUPTED_STATUSES } from '../../runs/status';
 import { listRuns, parseRunStatus, RUN_STATUSES } from '../../runs/list';
 import { intFlag, parseFlags } from '../args';
@@ -45,6 +45,7 @@ export async function evalStatus(argv: string[], _logger: Logger, say: (line: st
     say(`run ${workflowId}: ${runStatus} (started ${startTime.toISOString()})`);
     if (runDir) say(`folder: ${runDir}`);
     if (progress) say(formatProgress(progress, 0));
+    else if (status === 'RUNNING') say(`progress: no worker answered within ${PROGRESS_QUERY_MS / 1000} s (is one running for this run? \`gym worker start\`, or \`gym eval resume ${runDir ?? '<run folder>'}\`)`);
     if (metrics && status === 'COMPLETED' && runStatus !== 'cancelled') {
       say(formatMetrics(metrics, runDir!));
       // Status reports a shortfall; only the commands that run the eval turn it into an exit status.
