@@ -2,7 +2,7 @@
 // TEMPORAL_CLI_PATH, then `temporal` on PATH, then the project cache, then a build from the Go
 // module proxy into that cache.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -36,9 +36,47 @@ export function findTemporalCli(): string | undefined {
   return onPath('temporal') ?? (existsSync(cachedCliPath()) ? cachedCliPath() : undefined);
 }
 
+const STAGING = /^\.staging-(\d+)$/;
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid of another process building into the cache (its staging folder is named after it), if one is. */
+function buildUnderWay(dir: string): number | undefined {
+  const names = existsSync(dir) ? readdirSync(dir) : [];
+  for (const name of names) {
+    const pid = Number(STAGING.exec(name)?.[1]);
+    if (pid && pid !== process.pid && isRunning(pid)) return pid;
+  }
+  return undefined;
+}
+
+/**
+ * Waits while another setup (or scripts/build-temporal-cli.sh) builds the CLI, rather than building it a
+ * second time beside it: the build's result, or undefined once that process is gone without one.
+ */
+async function awaitOtherBuild(target: string, log: (line: string) => void): Promise<string | undefined> {
+  const pid = buildUnderWay(path.dirname(target));
+  if (pid === undefined) return undefined;
+  log(`waiting for the Temporal CLI build already under way (pid ${pid})`);
+  while (isRunning(pid)) {
+    if (existsSync(target)) return target;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return existsSync(target) ? target : undefined;
+}
+
 /** Builds the official CLI from the Go module proxy into the cache; needs a Go toolchain (1.25+). */
 export async function installTemporalCli(log: (line: string) => void = () => {}): Promise<string> {
   const target = cachedCliPath();
+  const built = await awaitOtherBuild(target, log);
+  if (built) return built;
   const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
   if (!go) {
     throw new GymError(
