@@ -14,6 +14,7 @@ import type { SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
 import { recordAgentRef, VERIFY_DEFAULTS, type RolloutRecord } from '../src/schemas/records';
 import type { ResponseObject } from '../src/schemas/responses';
+import { rowEnvRef } from '../src/routing/row';
 import { readManifest } from '../src/runs/client';
 import type { SandboxLabels } from '../src/sandboxes/schema';
 import { rolloutId } from '../src/schemas/task';
@@ -66,14 +67,16 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
   };
 
   return async function playHarnessRollout(spec: RolloutSpec, key: RolloutKey, attempt: number, signal?: AbortSignal): Promise<{ reward: number }> {
-    const ref = spec.env.harness;
-    if (!ref) throw new GymError('INTERNAL', 'playHarnessRollout called for a run without a harness');
     const store = new RunStore(spec.runDir);
     const id = rolloutId(key);
     const recorded = await store.findRollout(id);
     if (recorded) return { reward: recorded.reward };
-    const env = resolveEnvironment(spec.env);
     const row = await store.readTask(key.taskIndex);
+    // The row's own way of playing: a run may route its rows to different harnesses (or to Gymflow's loop).
+    const envRef = rowEnvRef(row) ?? spec.env;
+    const ref = envRef.harness;
+    if (!ref) throw new GymError('INTERNAL', `playHarnessRollout called for task ${key.taskIndex}, which no harness plays`);
+    const env = resolveEnvironment(envRef);
     const parsed = env.taskSchema.safeParse(row);
     if (!parsed.success) throw new GymError('BAD_TASK', `task ${key.taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
     const harness = getHarness(ref.name);
@@ -115,7 +118,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
       ...VERIFY_DEFAULTS,
       ...verify!,
       response: episodeResponse(id, trajectory),
-      agent_ref: recordAgentRef(row, spec.env.name, harness.name),
+      agent_ref: recordAgentRef(row, envRef.name, harness.name),
       _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
       _ng_rollout_index: key.rolloutIndex,
       _gf_model_call_ids: calls.map((c) => c.call_id),

@@ -59,6 +59,8 @@ export interface ConfigRun {
   readonly modelServer: { name: string; implementation: string; config: Record<string, unknown> } | undefined;
   /** What the run will do, for the dry run's report and the log. */
   readonly summary: string[];
+  /** When a harness plays some rows: who plays which way, and the grain that takes (printed by every run). */
+  readonly playing?: string;
   readonly warnings: string[];
 }
 
@@ -103,16 +105,19 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     problems.push(...rowProblems(routed.rows));
     const allow = !!req.allowUnsupportedPairing || keys.allow_unsupported_pairing === true || pairingAllowedByEnv(req.env);
     const pairing = pairingProblems(routed.rows, graph, allow);
-    problems.push(...pairing.problems, ...oneWayOfPlaying(routed.rows, graph));
+    problems.push(...pairing.problems);
     warnings.push(...pairing.warnings);
   }
   const agentsUsed = routed ? [...new Set(routed.rows.map((r) => r.agent))] : [];
-  const history = runHistoryPolicy(agentsUsed.flatMap((a) => graph.agents.get(a) ?? []));
+  // A harness keeps its own history: the policy is the loop-played agents' (harness agents have none to agree on).
+  const loopAgents = routed ? [...new Set(routed.rows.filter((r) => !r.env.harness).map((r) => r.agent))] : [];
+  const history = runHistoryPolicy(loopAgents.flatMap((a) => graph.agents.get(a) ?? []));
   problems.push(...history.problems);
   if (problems.length) throw new GymError('BAD_INPUT', `the run cannot start: ${problems.length} problem(s) in its configuration, routing or data (nothing was started)`, problems);
   if (routed!.rows.length === 0) throw new GymError('BAD_INPUT', `${input!.from} has no task rows`);
 
   const lines = materialize(routed!.rows);
+  const playing = waysOfPlaying(routed!.rows);
   const hash = createHash('sha256');
   for (const line of lines) hash.update(line + '\n');
   return {
@@ -123,13 +128,18 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     environments: uniqueEnvs(routed!.rows.map((r) => r.env)),
     ...(history.policy ? { historyPolicy: history.policy } : {}),
     modelServer: modelServerOf(agentsUsed, graph),
-    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split)],
+    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split), ...(playing ? [playing] : [])],
+    ...(playing ? { playing } : {}),
     warnings,
   };
 }
 
-/** A run plays all its rows one way: Gymflow's agent loop, or one harness (its grain and gateway depend on it). */
-function oneWayOfPlaying(rows: readonly RoutedRow[], graph: RoutingGraph): Problems {
+/**
+ * How the rows are played when a harness plays some: each row its own agent's way (Gymflow's loop, or a
+ * harness in its sandbox), the whole run in the rollout grain, since a harness plays whole rollouts.
+ */
+function waysOfPlaying(rows: readonly RoutedRow[]): string | undefined {
+  if (!rows.some((r) => r.env.harness)) return undefined;
   const ways = new Map<string, string[]>();
   for (const r of rows) {
     const way = r.env.harness ? `harness ${r.env.harness.name} in ${r.env.harness.sandbox}` : "Gymflow's agent loop";
@@ -137,9 +147,8 @@ function oneWayOfPlaying(rows: readonly RoutedRow[], graph: RoutingGraph): Probl
     if (!agents.includes(r.agent)) agents.push(r.agent);
     ways.set(way, agents);
   }
-  if (ways.size <= 1) return [];
-  const described = [...ways.entries()].map(([way, agents]) => `${agents.map((a) => `${a} (${graph.agents.get(a)!.implementation})`).join(', ')}: ${way}`);
-  return [`the routed agents play their rows in different ways (${described.join('; ')}); one run plays every row with the same agent loop or harness: run them as separate runs, or pick one with --agent-type`];
+  const described = [...ways.entries()].map(([way, agents]) => `${way} (${agents.join(', ')})`);
+  return `played by ${described.join('; ')}: the run takes the rollout grain, since a harness plays whole rollouts`;
 }
 
 function splitProblems(split: string, datasets: readonly DeclaredDataset[]): Problems {

@@ -109,8 +109,12 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     const keys = new CanonicalPrefix(items);
     const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
     let task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
-    // A harness's conversation starts with its own system prompt, so its task is found by prompt instead.
-    if (!task && spec.tasks_file && runEnv.sandboxed) task = (await files.prompts.get(spec.tasks_file)).match(items);
+    // A harness's conversation starts with its own system prompt, so its task is found by prompt instead
+    // (a task of a harness-played environment: the run's, or the one a routed row names).
+    if (!task && spec.tasks_file) {
+      const byPrompt = (await files.prompts.get(spec.tasks_file)).match(items);
+      if (byPrompt && environmentOf(byPrompt.rows[0]!).env.sandboxed) task = byPrompt;
+    }
     const match = recording ?? task;
     if (!match) {
       ctx.log.warn({ env: spec.env, tasks_file: spec.tasks_file, replay_files: spec.replay_files }, 'mock: no task matches the request input; answering with a plain message');
