@@ -120,7 +120,8 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
       response: episodeResponse(id, trajectory),
       agent_ref: recordAgentRef(row, envRef.name, harness.name),
       _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
-      _ng_rollout_index: key.rolloutIndex,
+      // A row of its own per repeat (num_repeats by agent) says which repeat it is.
+      _ng_rollout_index: typeof row._ng_rollout_index === 'number' ? row._ng_rollout_index : key.rolloutIndex,
       _gf_model_call_ids: calls.map((c) => c.call_id),
       _gf_diagnostics: {
         input_tokens: trajectory.inputTokens,

@@ -349,7 +349,8 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         response: verified.response,
         agent_ref: recordAgentRef(row, env.name, agent),
         _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
-        _ng_rollout_index: key.rolloutIndex,
+        // A row of its own per repeat (num_repeats by agent) says which repeat it is.
+        _ng_rollout_index: typeof row._ng_rollout_index === 'number' ? row._ng_rollout_index : key.rolloutIndex,
         _gf_model_call_ids: verified.modelCallIds,
         _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
         ...(attemptIndex ? { _ng_attempt_index: attemptIndex } : {}),

@@ -103,7 +103,7 @@ export async function runFromRequest(req: RunRequest, requestId: string | undefi
     const lent = Object.fromEntries([...policy.allowedSecretEnv].map((name) => [name, process.env[name]]));
     // Its refusal (every problem at once) reads as `gym eval run --config` says it.
     // Nor the host's env.yaml (NeMo Gym's place for the operator's own keys and endpoints).
-    const run = await resolveConfigRun({ files, overrides: overrides ?? [], envYaml: os.devNull, input: req.input, split, agent, agentType, allowUnsupportedPairing: !!allow, limit: req.limit, cwd: process.cwd(), env: lent });
+    const run = await resolveConfigRun({ files, overrides: overrides ?? [], envYaml: os.devNull, input: req.input, split, agent, agentType, allowUnsupportedPairing: !!allow, limit: req.limit, numRepeats: req.num_repeats, cwd: process.cwd(), env: lent });
     for (const w of run.warnings) warn(w);
     planned = { config: inTerms(() => routedRunConfig(run, flags, warn).config), materialized: run.lines, datasetHash: run.datasetHash };
   }

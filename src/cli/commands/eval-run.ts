@@ -380,6 +380,7 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
       agentType: values['agent-type'],
       allowUnsupportedPairing: !!values['allow-unsupported-pairing'],
       limit: intFlag(values, 'limit', { min: 1 }),
+      numRepeats: intFlag(values, 'num-repeats', { min: 1 }),
       cwd: process.cwd(),
       env: process.env,
     });
