@@ -15,6 +15,7 @@ import type { Gateway } from '../src/gateway/server';
 import type { SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
 import { recordAgentRef, VERIFY_DEFAULTS, type RolloutRecord } from '../src/schemas/records';
+import { rowEnvRef } from '../src/routing/row';
 import { readManifest } from '../src/runs/client';
 import type { SandboxLabels } from '../src/sandboxes/schema';
 import { rolloutId } from '../src/schemas/task';
@@ -56,14 +57,16 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
   };
 
   return async function playHarnessRollout(spec: RolloutSpec, key: RolloutKey, attempt: number, signal?: AbortSignal): Promise<{ reward: number }> {
-    const ref = spec.env.harness;
-    if (!ref) throw new GymError('INTERNAL', 'playHarnessRollout called for a run without a harness');
     const store = new RunStore(spec.runDir);
     const id = rolloutId(key);
     const recorded = await store.findRollout(id);
     if (recorded) return { reward: recorded.reward };
-    const env = resolveEnvironment(spec.env);
     const row = await store.readTask(key.taskIndex);
+    // The row's own way of playing: a run may route its rows to different harnesses (or to Gymflow's loop).
+    const envRef = rowEnvRef(row) ?? spec.env;
+    const ref = envRef.harness;
+    if (!ref) throw new GymError('INTERNAL', `playHarnessRollout called for task ${key.taskIndex}, which no harness plays`);
+    const env = resolveEnvironment(envRef);
     const parsed = env.taskSchema.safeParse(row);
     if (!parsed.success) throw new GymError('BAD_TASK', `task ${key.taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
     const harness = getHarness(ref.name);
@@ -110,9 +113,10 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
       ...VERIFY_DEFAULTS,
       ...verify,
       response,
-      agent_ref: recordAgentRef(row, spec.env.name, harness.name),
+      agent_ref: recordAgentRef(row, envRef.name, harness.name),
       _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
-      _ng_rollout_index: key.rolloutIndex,
+      // A row of its own per repeat (num_repeats by agent) says which repeat it is.
+      _ng_rollout_index: typeof row._ng_rollout_index === 'number' ? row._ng_rollout_index : key.rolloutIndex,
       _gf_model_call_ids: calls.map((c) => c.call_id),
       _gf_diagnostics: {
         input_tokens: trajectory.inputTokens,

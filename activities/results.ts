@@ -63,12 +63,13 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
     },
     failure: (f) => {
       if (nemoGym) failures.push(f);
-      const key = { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index };
+      // The sidecar names a rollout by its line in the task file: a line of one repeat names its task and repeat.
+      const key = tasks.repeatLines.get(f._ng_task_index) ?? { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index };
       acc.addFailure(f._ng_failure_class, key);
       breakdown?.addFailure(f._ng_failure_class, key);
     },
   });
-  const perTask = tasks.ids.length ? expected / tasks.ids.length : 0;
+  const perTask = tasks.lines ? expected / tasks.lines : 0;
   const metrics = { ...(status ? { status } : {}), ...acc.result(expected), ...(breakdown ? breakdown.result(perTask) : {}) };
   await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
   if (nemoGym && manifest) await writeNemoGymRunFiles(runDir, manifest, tasks.groups, nemoGym, failures);
@@ -94,22 +95,34 @@ async function writeNemoGymRunFiles(runDir: string, manifest: Manifest, groups: 
 
 /**
  * Every task of the run by its `_ng_task_index`, read line by line from tasks.jsonl, and for a routed
- * run's tasks the agent and environment that play each.
+ * run's tasks the agent and environment that play each. A task whose repeats are lines of their own
+ * (num_repeats by agent) is one task; each such line's task and repeat are kept by line.
  */
-async function taskSet(store: RunStore): Promise<{ ids: number[]; groups: Map<number, TaskGroups> }> {
+async function taskSet(store: RunStore): Promise<{ ids: number[]; lines: number; groups: Map<number, TaskGroups>; repeatLines: Map<number, { taskIndex: number; rolloutIndex: number }> }> {
   const ids: number[] = [];
+  const seen = new Set<number>();
   const groups = new Map<number, TaskGroups>();
-  if (!existsSync(store.tasksPath)) return { ids, groups };
+  const repeatLines = new Map<number, { taskIndex: number; rolloutIndex: number }>();
+  let count = 0;
+  if (!existsSync(store.tasksPath)) return { ids, lines: 0, groups, repeatLines };
   const lines = createInterface({ input: createReadStream(store.tasksPath), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line) continue;
     const row = JSON.parse(line) as Record<string, unknown>;
-    const index = typeof row._ng_task_index === 'number' ? row._ng_task_index : ids.length;
-    ids.push(index);
+    const index = typeof row._ng_task_index === 'number' ? row._ng_task_index : count;
+    if (typeof row._ng_rollout_index === 'number') repeatLines.set(count, { taskIndex: index, rolloutIndex: row._ng_rollout_index });
+    count++;
     const env = rowEnvRef(row);
+    if (seen.has(index)) {
+      const g = groups.get(index);
+      if (g) g.lines = (g.lines ?? 1) + 1;
+      continue;
+    }
+    seen.add(index);
+    ids.push(index);
     if (env) groups.set(index, { agent: (row.agent_ref as { name?: string } | undefined)?.name ?? 'unknown', environment: envLabel(env) });
   }
-  return { ids, groups };
+  return { ids, lines: count, groups, repeatLines };
 }
 
 const modelLabel = (spec: ModelSpec) => (spec.backend === 'mock' ? `mock:${spec.env}` : spec.model);

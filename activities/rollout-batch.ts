@@ -40,29 +40,27 @@ export function keyOf(ordinal: number, numRepeats: number, attemptIndex?: number
 }
 
 export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRollout) {
-  /** One rollout with its own retries; resolves once it is recorded or in the sidecar. */
+  /** One rollout with its own retries, played its row's way; resolves once it is recorded or in the sidecar. */
   async function settle(input: BatchInput, key: RolloutKey, signal: AbortSignal): Promise<{ reward?: number }> {
-    if (input.spec.env.harness) {
-      // A harness plays the whole rollout in one go: a retry starts it again in a fresh sandbox.
-      const attempt = Context.current().info.attempt;
-      const played = await retrying(input.retry, signal, () => 'tool', () => playHarness(input.spec, key, attempt, signal));
-      if (played.ok) return { reward: played.value.reward };
-      await steps.recordFailure(input.spec, key, played.failure);
-      return {};
-    }
+    const attempt = Context.current().info.attempt;
     // Kept across attempts: a retry continues at the last finished step, as in the "turn" grain.
     const journal = new MemoryJournal();
     let stage: RolloutStage = 'seed';
-    const played = await retrying(input.retry, signal, () => stage, () =>
-      playRollout(
+    const played = await retrying(input.retry, signal, () => stage, async () => {
+      if (await steps.harnessOf(input.spec, key)) {
+        // A harness plays the whole rollout in one go: a retry starts it again in a fresh sandbox.
+        stage = 'tool';
+        return playHarness(input.spec, key, attempt, signal);
+      }
+      return playRollout(
         {
           takeTurn: (step) => steps.takeTurn(input.spec, key, step, journal),
           finish: () => steps.finishRollout(input.spec, key, journal),
         },
         1,
         (step) => (stage = step === FINISHING ? 'verify' : 'model'),
-      ),
-    );
+      );
+    });
     if (played.ok) return { reward: played.value.reward };
     await steps.recordFailure(input.spec, key, played.failure);
     return {};

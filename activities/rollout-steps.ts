@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { compactHistory, type HistoryPolicy } from '../src/agents/history-policy';
 import { nextMove, type ModelTurnShape } from '../src/agents/loop';
-import type { EnvRef } from '../src/environments/ref';
+import type { EnvRef, HarnessRef } from '../src/environments/ref';
 import { resolveEnvironment } from '../src/environments/registry';
 import { runTool } from '../src/environments/tools';
 import { rowEnvRef } from '../src/routing/row';
@@ -69,6 +69,8 @@ export function journalPath(runDir: string, key: RolloutKey): string {
 interface LoadedTask {
   raw: Record<string, unknown>;
   parsed: any;
+  /** The reference it is played against: its stamped one (a routed row), else the run's. */
+  ref: EnvRef;
   env: AnyEnvironment;
   agent: AgentKind;
 }
@@ -92,11 +94,12 @@ async function loadTask(spec: RolloutSpec, store: RunStore, taskIndex: number): 
   if (hit) return hit;
   const raw = await store.readTask(taskIndex);
   const routed = rowEnvRef(raw);
-  const env = resolveEnvironment(routed ?? spec.env);
+  const ref = routed ?? spec.env;
+  const env = resolveEnvironment(ref);
   const parsed = env.taskSchema.safeParse(raw);
   if (!parsed.success) throw new GymError('BAD_TASK', `task ${taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
   if (rows.size >= TASK_CACHE_ROWS) rows.clear();
-  const row = { raw, parsed: parsed.data, env, agent: routed ? (env.agent ?? 'simple_agent') : spec.agent };
+  const row = { raw, parsed: parsed.data, ref, env, agent: routed ? (env.agent ?? 'simple_agent') : spec.agent };
   rows.set(taskIndex, row);
   return row;
 }
@@ -219,9 +222,12 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   const steps = {
     /** One agent turn; on the first, settles an already-recorded rollout or seeds the session. */
     async takeTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
-      // A harness cannot be resumed between its model calls: it plays whole rollouts, in batches.
-      if (spec.env.harness) throw new GymError('BAD_INPUT', `agent ${spec.env.harness.name} is an external harness: it runs only in the rollout grain (--durability rollout)`);
       return playTurn(spec, key, step, journal).catch((e) => failedTry(journal, step, e));
+    },
+
+    /** The harness that plays the rollout's row (its own way of playing, in a run that mixes them), if one does. */
+    async harnessOf(spec: RolloutSpec, key: RolloutKey): Promise<HarnessRef | undefined> {
+      return (await loadTask(spec, new RunStore(spec.runDir), key.taskIndex)).ref.harness;
     },
 
     /** Verify (unless done before) and write the record once; the journal is dropped after. */
@@ -250,6 +256,9 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   async function playTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
     const startedAtMs = Date.now();
     const store = new RunStore(spec.runDir);
+    // A harness cannot be resumed between its model calls: it plays whole rollouts, in batches.
+    const { ref } = await inStage('seed', () => loadTask(spec, store, key.taskIndex));
+    if (ref.harness) throw new GymError('BAD_INPUT', `agent ${ref.harness.name} is an external harness: it runs only in the rollout grain (--durability rollout)`);
     const entries = await journal.read();
     let episode = episodeOf(entries);
     const earlierAttempt = episode.seed?.attemptIndex ?? 0;
@@ -338,9 +347,10 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         ...VERIFY_DEFAULTS,
         ...verified.result,
         response: verified.response,
-        agent_ref: recordAgentRef(row, spec.env.name, agent),
+        agent_ref: recordAgentRef(row, env.name, agent),
         _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
-        _ng_rollout_index: key.rolloutIndex,
+        // A row of its own per repeat (num_repeats by agent) says which repeat it is.
+        _ng_rollout_index: typeof row._ng_rollout_index === 'number' ? row._ng_rollout_index : key.rolloutIndex,
         _gf_model_call_ids: verified.modelCallIds,
         _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
         ...(attemptIndex ? { _ng_attempt_index: attemptIndex } : {}),

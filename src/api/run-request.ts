@@ -1,9 +1,12 @@
 // A POST /v1/runs body turned into a run's configuration by the same code as `gym eval run` (its config
-// file's settings → its flags → buildRunConfig), plus what the API alone decides: the folder and the queue.
+// file's settings → its flags → buildRunConfig, or a NeMo Gym configuration routed as `--config` routes it),
+// plus what the API alone decides: the folder, the queue, and which of its host's variables a run may read.
 import { randomUUID, createHash } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { GymError } from '../errors';
-import { buildRunConfig, EVAL_RUN_FLAG_NAMES } from '../cli/commands/eval-run';
+import { buildRunConfig, EVAL_RUN_FLAG_NAMES, routedRunConfig } from '../cli/commands/eval-run';
+import { resolveConfigRun } from '../routing/from-config';
 import { configToFlags, settingOfFlag } from '../cli/config-file';
 import type { RunConfig } from '../runs/manifest';
 import { fieldError, type FieldError } from './errors';
@@ -65,17 +68,45 @@ function checkSecrets(config: RunConfig, allowed: ReadonlySet<string>): void {
   }
 }
 
+/** A run the API will start: its configuration, and for a configured run its routed rows and their hash. */
+export interface PlannedRun {
+  config: RunConfig;
+  /** The routed rows, written into the run folder once it is prepared (a run from config_paths). */
+  materialized?: string[];
+  datasetHash?: string;
+}
+
+/** What only a run from a NeMo Gym configuration takes. */
+const CONFIG_FIELDS = ['config_paths', 'overrides', 'split', 'agent_name', 'agent_type', 'allow_unsupported_pairing'] as const;
+
 /** The configuration `gym eval run` would build from the same settings; validation errors name the request's field. */
-export function runConfigFromRequest(req: RunRequest, requestId: string | undefined, policy: ApiPolicy, warn: (message: string) => void): RunConfig {
-  const { request_id: _id, output: _output, ...settings } = req;
-  let config: RunConfig;
-  try {
-    const flags = configToFlags(settings, EVAL_RUN_FLAG_NAMES, 'request');
-    config = buildRunConfig({ ...flags, output: runFolder(req, requestId, policy.runsDir), 'task-queue': policy.taskQueue }, warn);
-  } catch (e) {
-    if (e instanceof GymError && !('field' in e)) throw inRequestTerms(e);
-    throw e;
+export async function runFromRequest(req: RunRequest, requestId: string | undefined, policy: ApiPolicy, warn: (message: string) => void): Promise<PlannedRun> {
+  const { request_id: _id, output: _output, config_paths: files, overrides, split, agent_name: agent, agent_type: agentType, allow_unsupported_pairing: allow, ...settings } = req;
+  if (files === undefined) {
+    const stray = CONFIG_FIELDS.find((f) => req[f] !== undefined);
+    if (stray) throw fieldError('BAD_INPUT', `${stray} goes with config_paths (a NeMo Gym configuration)`, stray);
   }
-  checkSecrets(config, policy.allowedSecretEnv);
-  return config;
+  const inTerms = <T>(build: () => T): T => {
+    try {
+      return build();
+    } catch (e) {
+      if (e instanceof GymError && !('field' in e)) throw inRequestTerms(e);
+      throw e;
+    }
+  };
+  const flags = inTerms(() => ({ ...configToFlags(settings, EVAL_RUN_FLAG_NAMES, 'request'), output: runFolder(req, requestId, policy.runsDir), 'task-queue': policy.taskQueue }));
+  let planned: PlannedRun;
+  if (files === undefined) planned = { config: inTerms(() => buildRunConfig(flags, warn)) };
+  else {
+    // The configuration reads no variable of the API's host but those it lends to runs: a request must
+    // not put the host's other secrets into a URL or a prompt it chooses.
+    const lent = Object.fromEntries([...policy.allowedSecretEnv].map((name) => [name, process.env[name]]));
+    // Its refusal (every problem at once) reads as `gym eval run --config` says it.
+    // Nor the host's env.yaml (NeMo Gym's place for the operator's own keys and endpoints).
+    const run = await resolveConfigRun({ files, overrides: overrides ?? [], envYaml: os.devNull, input: req.input, split, agent, agentType, allowUnsupportedPairing: !!allow, limit: req.limit, numRepeats: req.num_repeats, cwd: process.cwd(), env: lent });
+    for (const w of run.warnings) warn(w);
+    planned = { config: inTerms(() => routedRunConfig(run, flags, warn).config), materialized: run.lines, datasetHash: run.datasetHash };
+  }
+  checkSecrets(planned.config, policy.allowedSecretEnv);
+  return planned;
 }

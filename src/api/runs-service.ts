@@ -7,12 +7,12 @@ import { GymError } from '../errors';
 import { prepareRun, runStatus, startRun, validateRunInput } from '../runs/client';
 import { steerRun } from '../runs/control';
 import { listRuns, parseRunStatus } from '../runs/list';
-import type { RunConfig } from '../runs/manifest';
 import { describeRun } from '../runs/status';
 import { runWorkflowId } from '../../workflows/definitions';
 import { fieldError } from './errors';
 import { bodySha256, RequestLedger, type LedgerEntry } from './request-ledger';
-import { inRequestTerms, runConfigFromRequest, type ApiPolicy } from './run-request';
+import { inRequestTerms, runFromRequest, type ApiPolicy, type PlannedRun } from './run-request';
+import { writeMaterialized } from '../cli/commands/eval-run';
 import { ListQuery, RunRequest, type RunCreated, type RunList, type RunView, type SteerAnswer } from './schemas';
 
 const ENDED_VIEW_MS = 5000;
@@ -28,6 +28,8 @@ export function parseOrRefuse<S extends z.ZodType>(schema: S, value: unknown, wh
   const message = keys.length ? `unknown field "${field}" in the ${what}` : `${field || what}: ${issue.message}`;
   throw field ? fieldError('BAD_INPUT', message, field) : new GymError('BAD_INPUT', message);
 }
+
+type Planned = PlannedRun & { datasetHash: string };
 
 interface CachedView {
   at: number;
@@ -60,15 +62,14 @@ export class RunsService {
       throw fieldError('BAD_INPUT', 'the Idempotency-Key header and request_id differ; send one of them, or the same id in both', 'request_id');
     }
     const key = headerKey ?? req.request_id;
-    if (key === undefined) {
-      const config = this.configOf(req, undefined);
-      return this.startOrFind(config, await validateRunInput(config));
-    }
+    if (key === undefined) return this.startOrFind(await this.plan(req, undefined));
     return this.serialized(key, () => this.submitOnce(req, key));
   }
 
-  private configOf(req: RunRequest, requestId: string | undefined): RunConfig {
-    return runConfigFromRequest(req, requestId, this.opts.policy, (message) => this.opts.logger.warn({ request_id: requestId }, message));
+  /** The run a request asks for, with its dataset's hash (a flag run's input is read and checked here). */
+  private async plan(req: RunRequest, requestId: string | undefined): Promise<Planned> {
+    const planned = await runFromRequest(req, requestId, this.opts.policy, (message) => this.opts.logger.warn({ request_id: requestId }, message));
+    return { ...planned, datasetHash: planned.datasetHash ?? (await validateRunInput(planned.config)) };
   }
 
   /** Requests with one id are handled one after another in this process; the ledger orders them across processes. */
@@ -83,13 +84,13 @@ export class RunsService {
     const bodySha = bodySha256(req);
     const known = await this.ledger.read(key);
     if (known) return this.again(known, bodySha);
-    const config = this.configOf(req, key);
-    const datasetHash = await validateRunInput(config);
+    const planned = await this.plan(req, key);
+    const { config } = planned;
     const entry = { request_id: key, body_sha256: bodySha, request: req, run_id: config.runId, workflow_id: runWorkflowId(config.runId), run_dir: config.runDir, created_at: new Date().toISOString() };
     const { claimed, entry: held } = await this.ledger.claim(entry);
     if (!claimed) return this.again(held, bodySha);
     try {
-      return { ...(await this.startOrFind(config, datasetHash)), request_id: key };
+      return { ...(await this.startOrFind(planned)), request_id: key };
     } catch (e) {
       await this.ledger.release(key);
       throw e;
@@ -103,15 +104,15 @@ export class RunsService {
     }
     let created = false;
     if ((await runStatus(this.opts.client(), entry.workflow_id)) === undefined) {
-      const config = this.configOf(entry.request, entry.request_id);
-      created = (await this.startOrFind(config, await validateRunInput(config))).created;
+      created = (await this.startOrFind(await this.plan(entry.request, entry.request_id))).created;
     }
     return { run_id: entry.run_id, workflow_id: entry.workflow_id, run_dir: entry.run_dir, created, request_id: entry.request_id };
   }
 
   /** Starts the run unless Temporal already knows its workflow (running or ended); a folder holding another run is refused. */
-  private async startOrFind(config: RunConfig, datasetHash: string): Promise<RunCreated> {
+  private async startOrFind({ config, datasetHash, materialized }: Planned): Promise<RunCreated> {
     const { manifest } = await prepareRun(config, datasetHash);
+    if (materialized) await writeMaterialized(config.inputFile, materialized);
     const client = this.opts.client();
     const created = (await runStatus(client, manifest.workflow_id)) === undefined;
     if (created) await startRun(client, manifest);

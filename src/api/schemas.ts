@@ -10,18 +10,29 @@ const EnvVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an 
 
 /**
  * A run to start: the settings of an eval YAML (configs/evals/*.yaml), in its snake_case spelling, which
- * `gym eval run` validates as it validates its flags. Left out on purpose: the task queue (the API's own),
+ * `gym eval run` validates as it validates its flags; or a NeMo Gym configuration (config_paths, with what
+ * `gym eval run --config` takes beside it), routed and checked as that command does. Left out on purpose: the task queue (the API's own),
  * the W&B Python (a path the API would execute) and the CLI's follow-up settings (gates, --detach).
  */
 export const RunRequest = z.strictObject({
   /** The client's request id: the same id with the same body starts one run, however often it is sent. */
   request_id: z.string().min(1).max(200).optional(),
-  env: z.string().min(1).describe('a registered environment (gym env list), or "remote" with remote_url'),
+  env: z.string().min(1).optional().describe('a registered environment (gym env list), or "remote" with remote_url; not with config_paths'),
   remote_url: z.string().optional(),
   remote_tools: z.string().optional().describe('comma-separated tool names of the remote server'),
   env_options: z.record(z.string(), z.unknown()).optional(),
-  model: z.enum(['mock', 'openai']),
-  input: z.string().min(1).describe("the tasks JSONL, a path on the API's host"),
+  model: z.enum(['mock', 'openai']).optional().describe("the policy model; with config_paths, by default the routed agents' model server"),
+  input: z.string().min(1).optional().describe("the tasks JSONL, a path on the API's host; with config_paths, or split instead"),
+  config_paths: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe("a NeMo Gym configuration, as gym eval run --config (files on the API's host, merged in order): each row to its agent and environment"),
+  overrides: z.array(z.string().min(1)).optional().describe("the configuration's overrides, as gym eval run takes them: key.path=value, +key=value, ++key=value"),
+  split: z.string().min(1).optional().describe("with config_paths: run the declared datasets of this type (train, validation or benchmark), as --split"),
+  agent_name: z.string().min(1).optional().describe('with config_paths: every row to this agent instance, as --agent-name (+agent_name)'),
+  agent_type: z.string().min(1).optional().describe("with config_paths: the agent type composed onto the configuration's agents, as --agent-type NAME[/FLAVOR]"),
+  allow_unsupported_pairing: z.boolean().optional().describe('with config_paths: run agents on resources servers whose allowed_agents do not list them'),
   output: z.string().min(1).optional().describe("the run folder, inside the API's --runs-dir (default: one named after the run or request id)"),
   run_id: z.string().optional(),
   limit: positiveInt.optional(),

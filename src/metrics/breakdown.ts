@@ -6,6 +6,8 @@ import { RunAccumulator, type RunMetrics, type ScoredRollout } from './aggregate
 export interface TaskGroups {
   agent: string;
   environment: string;
+  /** The task's lines in the run's task file, when each repeat has its own (num_repeats by agent). */
+  lines?: number;
 }
 
 /** One group's metrics: the run's, without diagnostics (those are per group already) or the run's status. */
@@ -16,7 +18,7 @@ export interface Breakdown {
   per_environment: Record<string, GroupMetrics>;
 }
 
-type Dimension = keyof TaskGroups;
+type Dimension = 'agent' | 'environment';
 const DIMENSIONS: readonly Dimension[] = ['agent', 'environment'];
 
 export class BreakdownAccumulator {
@@ -30,7 +32,8 @@ export class BreakdownAccumulator {
     for (const dim of DIMENSIONS) {
       const members = new Map<string, number[]>();
       for (const [task, g] of taskGroups) members.set(g[dim], [...(members.get(g[dim]) ?? []), task]);
-      for (const [name, tasks] of members) this.groups[dim].set(name, { acc: new RunAccumulator(tasks, zero), tasks: tasks.length });
+      // A group expects a run's repeats of each of its task lines.
+      for (const [name, tasks] of members) this.groups[dim].set(name, { acc: new RunAccumulator(tasks, zero), tasks: tasks.reduce((n, t) => n + (taskGroups.get(t)!.lines ?? 1), 0) });
     }
   }
 
@@ -48,7 +51,7 @@ export class BreakdownAccumulator {
     this.each(key.taskIndex, (acc) => acc.addFailure(failureClass, key));
   }
 
-  /** `expectedPerTask`: rollouts the run expects of each task (its repeats). */
+  /** `expectedPerTask`: rollouts the run expects of each task line (its repeats). */
   result(expectedPerTask: number): Breakdown {
     const of = (dim: Dimension) =>
       Object.fromEntries(

@@ -11,6 +11,7 @@ const TOLERANCE = 1e-9;
 export interface Disagreement {
   line: number;
   taskIndex: number | null;
+  env: string;
   recorded: number;
   recomputed: number;
 }
@@ -22,7 +23,14 @@ export interface Failure {
   message: string;
 }
 
+/** How many of an environment's compared rows agree. */
+export interface Agreement {
+  compared: number;
+  agreed: number;
+}
+
 export interface ReverifySummary {
+  /** The environments that graded (a routed run's rows each name their own), comma-separated. */
   env: string;
   total: number;
   verified: number;
@@ -32,6 +40,8 @@ export interface ReverifySummary {
   disagreements: Disagreement[];
   judgeFailed: Failure[];
   verifyErrors: Failure[];
+  /** The agreement of each environment's rows, when several graded. */
+  perEnvironment?: Record<string, Agreement>;
 }
 
 function rewardsAgree(a: number, b: number): boolean {
@@ -39,7 +49,8 @@ function rewardsAgree(a: number, b: number): boolean {
 }
 
 export function summarize(report: ReverifyReport): ReverifySummary {
-  const summary: ReverifySummary = { env: report.env, total: report.total, verified: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: [], verifyErrors: [] };
+  const summary: ReverifySummary = { env: report.envs.join(', '), total: report.total, verified: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: [], verifyErrors: [] };
+  const perEnvironment: Record<string, Agreement> = Object.fromEntries(report.envs.map((e) => [e, { compared: 0, agreed: 0 }]));
   for (const c of report.checked) {
     if (c.outcome.status !== 'verified') {
       const failure = { line: c.line, taskIndex: c.taskIndex, message: c.outcome.message };
@@ -49,11 +60,14 @@ export function summarize(report: ReverifyReport): ReverifySummary {
     summary.verified++;
     if (c.recorded === null) continue;
     summary.compared++;
+    perEnvironment[c.env]!.compared++;
     const recomputed = c.outcome.result.reward;
-    if (rewardsAgree(recomputed, c.recorded)) summary.agreed++;
-    else summary.disagreements.push({ line: c.line, taskIndex: c.taskIndex, recorded: c.recorded, recomputed });
+    if (rewardsAgree(recomputed, c.recorded)) {
+      summary.agreed++;
+      perEnvironment[c.env]!.agreed++;
+    } else summary.disagreements.push({ line: c.line, taskIndex: c.taskIndex, env: c.env, recorded: c.recorded, recomputed });
   }
-  return summary;
+  return report.envs.length > 1 ? { ...summary, perEnvironment } : summary;
 }
 
 /** The rollout with its recomputed verify fields, the recorded reward kept beside them; a failed row gets its class instead of a reward. */
@@ -86,12 +100,14 @@ export function formatSummary(report: ReverifyReport, summary: ReverifySummary):
     `${summary.env}: ${summary.total} rollout(s), ${report.checked.length} re-verified (joined ${joins || 'none'})`,
     `agreement: ${summary.agreed}/${summary.compared} recomputed rewards equal the recorded ones` +
       (summary.verified > summary.compared ? ` (${summary.verified - summary.compared} row(s) had no recorded reward)` : ''),
+    ...Object.entries(summary.perEnvironment ?? {}).map(([env, a]) => `  ${env}: ${a.agreed}/${a.compared} agree`),
     ...(by.self
       ? [`note: ${by.self} rollout(s) were graded as their own task; NeMo Gym's recorded rows drop task fields verify may need, so pass --tasks with the file they were played from if rewards disagree`]
       : []),
     ...listed('disagreements', summary.disagreements, (d) => {
       const preview = answerPreview(rollouts.get(d.line) ?? {});
-      return `${where(d.line, d.taskIndex)}: ${d.recorded} → ${d.recomputed}${preview ? `  ${JSON.stringify(preview)}` : ''}`;
+      const env = summary.perEnvironment ? ` (${d.env})` : '';
+      return `${where(d.line, d.taskIndex)}${env}: ${d.recorded} → ${d.recomputed}${preview ? `  ${JSON.stringify(preview)}` : ''}`;
     }),
     ...listed('judge_failed (no reward)', summary.judgeFailed, (f) => `${where(f.line, f.taskIndex)}: ${f.message}`),
     ...listed('verify_error (no reward)', summary.verifyErrors, (f) => `${where(f.line, f.taskIndex)}: ${f.message}`),

@@ -18,7 +18,8 @@ import { taskProblems } from '../tasks/load';
 import { PACKAGE_ROOT } from '../util/paths';
 import { runHistoryPolicy } from './context-history';
 import { routingGraph, type RoutingGraph } from './graph';
-import { RoutingSettings, routeRows, settingsProblems, type RoutedRow } from './route';
+import { agentRefName, RoutingSettings, routeRows, settingsProblems, type RoutedRow } from './route';
+import { routedRepeats } from './repeats';
 import { pairingAllowedByEnv, pairingProblems } from './pairing';
 import { aliasLegacyAgents } from './legacy-agents';
 import { ROW_ENVIRONMENT } from './row';
@@ -43,6 +44,8 @@ export interface ConfigRunRequest {
   readonly environment?: string;
   readonly allowUnsupportedPairing?: boolean;
   readonly limit?: number;
+  /** `--num-repeats`: one number for every row, over the configuration's num_repeats (as NeMo Gym's flag). */
+  readonly numRepeats?: number;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
@@ -56,12 +59,19 @@ export interface ConfigRun {
   readonly datasetHash: string;
   /** The environments the rows are played against, the first row's first. */
   readonly environments: EnvRef[];
+  /**
+   * The run's repeats from the configuration's num_repeats (absent: it has none). A mapping that gives the
+   * rows different repeats is 1 here: each task's repeats are then its own lines (`_ng_rollout_index`).
+   */
+  readonly numRepeats?: number;
   /** The history policy of the routed agents' context_history (absent: the whole history). */
   readonly historyPolicy?: HistoryPolicy;
   /** The policy model server the routed agents use, when they agree on one. */
   readonly modelServer: { name: string; implementation: string; config: Record<string, unknown> } | undefined;
   /** What the run will do, for the dry run's report and the log. */
   readonly summary: string[];
+  /** When a harness plays some rows: who plays which way, and the grain that takes (printed by every run). */
+  readonly playing?: string;
   readonly warnings: string[];
 }
 
@@ -109,16 +119,23 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     problems.push(...rowProblems(routed.rows));
     const allow = !!req.allowUnsupportedPairing || keys.allow_unsupported_pairing === true || pairingAllowedByEnv(req.env);
     const pairing = pairingProblems(routed.rows, graph, allow);
-    problems.push(...pairing.problems, ...oneWayOfPlaying(routed.rows, graph));
+    problems.push(...pairing.problems);
     warnings.push(...pairing.warnings);
   }
+  const basisOf = (row: Record<string, unknown>) => agentRefName(row) ?? (typeof row.task_source === 'string' ? row.task_source : undefined);
+  const repeats = routed && req.numRepeats === undefined ? routedRepeats(keys.num_repeats, routed.rows.map((r) => ({ agent: r.agent, basis: basisOf(aliased.rows[r.source]!) }))) : undefined;
+  problems.push(...(repeats?.problems ?? []));
+  warnings.push(...(repeats?.warnings ?? []));
   const agentsUsed = routed ? [...new Set(routed.rows.map((r) => r.agent))] : [];
-  const history = runHistoryPolicy(agentsUsed.flatMap((a) => graph.agents.get(a) ?? []));
+  // A harness keeps its own history: the policy is the loop-played agents' (harness agents have none to agree on).
+  const loopAgents = routed ? [...new Set(routed.rows.filter((r) => !r.env.harness).map((r) => r.agent))] : [];
+  const history = runHistoryPolicy(loopAgents.flatMap((a) => graph.agents.get(a) ?? []));
   problems.push(...history.problems);
   if (problems.length) throw new GymError('BAD_INPUT', `the run cannot start: ${problems.length} problem(s) in its configuration, routing or data (nothing was started)`, problems);
   if (routed!.rows.length === 0) throw new GymError('BAD_INPUT', `${input!.from} has no task rows`);
 
-  const lines = materialize(routed!.rows);
+  const lines = materialize(routed!.rows, repeats?.perRow);
+  const playing = waysOfPlaying(routed!.rows);
   const hash = createHash('sha256');
   for (const line of lines) hash.update(line + '\n');
   return {
@@ -127,15 +144,21 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     lines,
     datasetHash: hash.digest('hex'),
     environments: uniqueEnvs(routed!.rows.map((r) => r.env)),
+    ...(repeats?.perRow ? { numRepeats: 1 } : repeats?.uniform !== undefined ? { numRepeats: repeats.uniform } : {}),
     ...(history.policy ? { historyPolicy: history.policy } : {}),
     modelServer: modelServerOf(agentsUsed, graph),
-    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split)],
+    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split, repeats?.perRow), ...(playing ? [playing] : [])],
+    ...(playing ? { playing } : {}),
     warnings: [...new Set(warnings)],
   };
 }
 
-/** A run plays all its rows one way: Gymflow's agent loop, or one harness (its grain and gateway depend on it). */
-function oneWayOfPlaying(rows: readonly RoutedRow[], graph: RoutingGraph): Problems {
+/**
+ * How the rows are played when a harness plays some: each row its own agent's way (Gymflow's loop, or a
+ * harness in its sandbox), the whole run in the rollout grain, since a harness plays whole rollouts.
+ */
+function waysOfPlaying(rows: readonly RoutedRow[]): string | undefined {
+  if (!rows.some((r) => r.env.harness)) return undefined;
   const ways = new Map<string, string[]>();
   for (const r of rows) {
     const way = r.env.harness ? `harness ${r.env.harness.name} in ${r.env.harness.sandbox}` : "Gymflow's agent loop";
@@ -143,9 +166,8 @@ function oneWayOfPlaying(rows: readonly RoutedRow[], graph: RoutingGraph): Probl
     if (!agents.includes(r.agent)) agents.push(r.agent);
     ways.set(way, agents);
   }
-  if (ways.size <= 1) return [];
-  const described = [...ways.entries()].map(([way, agents]) => `${agents.map((a) => `${a} (${graph.agents.get(a)!.implementation})`).join(', ')}: ${way}`);
-  return [`the routed agents play their rows in different ways (${described.join('; ')}); one run plays every row with the same agent loop or harness: run them as separate runs, or pick one with --agent-type`];
+  const described = [...ways.entries()].map(([way, agents]) => `${way} (${agents.join(', ')})`);
+  return `played by ${described.join('; ')}: the run takes the rollout grain, since a harness plays whole rollouts`;
 }
 
 function splitProblems(split: string, datasets: readonly DeclaredDataset[]): Problems {
@@ -207,13 +229,24 @@ function rowProblems(rows: readonly RoutedRow[]): Problems {
 /**
  * The rows as the run's task file: each stamped with its environment. A task played by several agents
  * becomes one task per agent, so indices are then given by position (every record keeps its own pair).
+ * With repeats per row (num_repeats by agent), each repeat is a line of its own with its `_ng_rollout_index`,
+ * and a task's index is the line of its first repeat (where reverify finds it by `_ng_task_index`).
  */
-function materialize(rows: readonly RoutedRow[]): string[] {
+function materialize(rows: readonly RoutedRow[], repeats?: readonly number[]): string[] {
   const fannedOut = new Set(rows.map((r) => r.source)).size !== rows.length;
-  return rows.map((r) => {
-    const { _ng_task_index: index, ...rest } = r.row;
-    return JSON.stringify({ ...rest, ...(fannedOut || index === undefined ? {} : { _ng_task_index: index }), [ROW_ENVIRONMENT]: r.env });
+  if (!repeats) {
+    return rows.map((r) => {
+      const { _ng_task_index: index, ...rest } = r.row;
+      return JSON.stringify({ ...rest, ...(fannedOut || index === undefined ? {} : { _ng_task_index: index }), [ROW_ENVIRONMENT]: r.env });
+    });
+  }
+  const lines: string[] = [];
+  rows.forEach((r, i) => {
+    const { _ng_task_index: _index, _ng_rollout_index: _repeat, ...rest } = r.row;
+    const task = lines.length;
+    for (let repeat = 0; repeat < repeats[i]!; repeat++) lines.push(JSON.stringify({ ...rest, _ng_task_index: task, _ng_rollout_index: repeat, [ROW_ENVIRONMENT]: r.env }));
   });
+  return lines;
 }
 
 function uniqueEnvs(envs: readonly EnvRef[]): EnvRef[] {
@@ -234,14 +267,17 @@ function compositionSummary(loaded: LoadedConfig): string[] {
   return c ? [`agent type ${c.agentType}${c.from ? ` (${c.from})` : ''} plays for ${c.targets.join(', ')}`] : [];
 }
 
-function summarize(rows: readonly RoutedRow[], from: string, split: string | undefined): string[] {
+function summarize(rows: readonly RoutedRow[], from: string, split: string | undefined, repeats: readonly number[] | undefined): string[] {
   const counts = new Map<string, number>();
-  for (const r of rows) {
+  const perAgent = new Map<string, Set<number>>();
+  rows.forEach((r, i) => {
     const key = `${r.agent} → ${envLabel(r.env)}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
+    if (repeats) perAgent.set(r.agent, (perAgent.get(r.agent) ?? new Set()).add(repeats[i]!));
+  });
   return [
     `input: ${from}${split ? ` (split ${split})` : ''}: ${new Set(rows.map((r) => r.source)).size} rows, ${rows.length} tasks after routing`,
     ...[...counts.entries()].map(([k, n]) => `  ${k}: ${n} tasks`),
+    ...(repeats ? [`num_repeats per agent: ${[...perAgent.entries()].map(([a, k]) => `${a} ${[...k].sort((x, y) => x - y).join('/')}`).join(', ')}`] : []),
   ];
 }

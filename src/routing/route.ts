@@ -38,7 +38,7 @@ export interface Routing {
   readonly warnings: string[];
 }
 
-const agentRefName = (row: Record<string, unknown>): string | undefined => {
+export const agentRefName = (row: Record<string, unknown>): string | undefined => {
   const ref = row.agent_ref;
   return ref && typeof ref === 'object' && typeof (ref as { name?: unknown }).name === 'string' ? (ref as { name: string }).name : undefined;
 };

@@ -114,7 +114,9 @@ export async function writeNemoGymFiles(input: RunFilesInput): Promise<void> {
     for await (const { index, task } of tasksOf(runDir)) {
       if (failedTasks.has(index)) failedTaskRows.set(index, task);
       const agentRef = agentRefOf(task);
-      for (let r = 0; r < numRepeats; r++) yield materializedRow(task, index, r, agentRef);
+      // A line of one repeat (num_repeats by agent) is that repeat alone.
+      if (typeof task._ng_rollout_index === 'number') yield materializedRow(task, index, task._ng_rollout_index, agentRef);
+      else for (let r = 0; r < numRepeats; r++) yield materializedRow(task, index, r, agentRef);
     }
   })());
   await writeLines(

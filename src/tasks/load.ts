@@ -50,20 +50,23 @@ function decodeLines(bytes: Buffer): DecodedText {
 
 /**
  * Collation gives a row without `_ng_task_index` its position; two rows with the same index would
- * be one task in the records (the same ids, pass@k across different questions), so each must be unique.
+ * be one task in the records (the same ids, pass@k across different questions), so each must be unique,
+ * unless they are one task's repeats, each its own line with its `_ng_rollout_index` (num_repeats by agent).
  */
 function duplicateIndexProblems(lines: JsonlLine[]): string[] {
-  const byIndex = new Map<number, { line: number; positional: boolean }[]>();
+  const byIndex = new Map<string, { index: number; holders: { line: number; positional: boolean }[] }>();
   lines.forEach((l, position) => {
-    const given = l.value !== null && typeof l.value === 'object' ? (l.value as Record<string, unknown>)._ng_task_index : undefined;
+    const row = l.value !== null && typeof l.value === 'object' ? (l.value as Record<string, unknown>) : {};
+    const given = row._ng_task_index;
     if (given !== undefined && !(Number.isInteger(given) && (given as number) >= 0)) return; // the schema reports it
     const index = (given as number | undefined) ?? position;
-    const holders = byIndex.get(index) ?? [];
-    holders.push({ line: l.line, positional: given === undefined });
-    byIndex.set(index, holders);
+    const repeat = given !== undefined && Number.isInteger(row._ng_rollout_index) ? `/${String(row._ng_rollout_index)}` : '';
+    const entry = byIndex.get(`${index}${repeat}`) ?? { index, holders: [] };
+    entry.holders.push({ line: l.line, positional: given === undefined });
+    byIndex.set(`${index}${repeat}`, entry);
   });
   const problems: string[] = [];
-  for (const [index, holders] of byIndex) {
+  for (const { index, holders } of byIndex.values()) {
     if (holders.length < 2) continue;
     const named = holders.slice(0, MAX_LINES_NAMED).map((h) => (h.positional ? `${h.line} (no _ng_task_index, so its position ${index})` : String(h.line)));
     const rest = holders.length > MAX_LINES_NAMED ? ` and ${holders.length - MAX_LINES_NAMED} more` : '';

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
 import { GymflowClient } from '../../clients/typescript/src/index';
+import { gymHere } from '../helpers/gym-here';
 import { clientsPython } from '../helpers/python-clients';
 import { tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
@@ -17,6 +19,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const MCQA = path.join(ROOT, 'src/environments/mcqa/data/example.jsonl');
 const TOKEN = 'serve-cli-token-0123456789';
 const TASK_QUEUE = 'gymflow-api-serve-test';
+const CONFIG = path.join(ROOT, 'tests/fixtures/routing/three-environments.yaml');
+const FAN_OUT = '+agent_map={string_match: [string_match_simple_agent, string_match_second_agent]}';
 
 let temporal: TestServer;
 let api: ApiProcess;
@@ -71,4 +75,34 @@ describe('gym api serve', () => {
     const view = await new GymflowClient({ baseUrl: api.url, token: TOKEN }).getRun('from-python');
     expect(view.status).toBe('completed');
   });
+
+  it('starts a configured multi-agent run from what gym eval run --config takes, and refuses a bad one as the CLI does', async () => {
+    // Two rows of each environment, stamped with the task_source gym dataset collate gives them.
+    const rowsOf = (file: string, source: string) => readFileSync(path.join(ROOT, 'tests/fixtures/nemo-gym', file), 'utf8').split('\n').filter(Boolean).slice(0, 2).map((l) => ({ ...JSON.parse(l), task_source: source }));
+    const input = path.join(await tempDir('gymflow-api-config-'), 'rows.jsonl');
+    const rows = [...rowsOf('mcqa/example.jsonl', 'mcqa_simple_agent'), ...rowsOf('string_match/example.jsonl', 'string_match'), ...rowsOf('example_multi_step/example.jsonl', 'example_multi_step')];
+    await writeFile(input, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+    const gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+    const started = await gym.startRun({ config_paths: [CONFIG], overrides: [FAN_OUT], input, model: 'mock', num_repeats: 2 }, { idempotencyKey: 'configured-run' });
+    const end = await gym.waitForEnd(started.run_id);
+    expect(end.status).toBe('completed');
+    const perAgent = Object.fromEntries(Object.entries(end.metrics!.per_agent as Record<string, { rollouts_recorded: number }>).map(([a, m]) => [a, m.rollouts_recorded]));
+    expect(perAgent).toEqual({ mcqa_simple_agent: 4, string_match_simple_agent: 4, string_match_second_agent: 4, example_multi_step_simple_agent: 4 });
+
+    // Refused with the combined text `gym eval run --config` prints for the same settings, as a 400 with a JSON body.
+    const bad = { config_paths: [CONFIG], split: 'benchmark', overrides: ['+agent_map={string_match: strng_match_simple_agent}'], model: 'mock' };
+    const res = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(bad) });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const { error } = (await res.json()) as { error: { code: string; message: string; details: string[] } };
+    const cli = await gymHere(['eval', 'run', '--config', CONFIG, '--env-yaml', '/dev/null', '--split', 'benchmark', '--output', path.join(runsDir, 'refused'), '--model', 'mock', bad.overrides[0]!]);
+    expect(cli.code).toBe(3);
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.details).toHaveLength(2);
+    expect(`gym: ${error.message}\n${error.details.map((d) => `  ${d}\n`).join('')}`).toBe(cli.stderr);
+    // What only a configured run takes is refused without config_paths, naming the field.
+    const stray = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'mcqa', model: 'mock', input: MCQA, split: 'benchmark' }) });
+    expect(stray.status).toBe(400);
+    expect(await stray.json()).toEqual({ error: { code: 'BAD_INPUT', message: 'split goes with config_paths (a NeMo Gym configuration)', field: 'split' } });
+  }, 240_000);
 });

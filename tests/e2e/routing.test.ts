@@ -82,6 +82,67 @@ describe('a run over three environments, routed from a NeMo Gym configuration', 
     expect(again.stdout).toMatch(/already complete/);
   }, 300_000);
 
+  it('re-verifies the finished run, each record with the environment its row was played against', async () => {
+    const run = path.join(dir, 'run');
+    const records = await lines(path.join(run, 'rollouts.jsonl'));
+    const perEnv: Record<string, number> = {};
+    for (const rec of records) perEnv[rec._gf_environment.name] = (perEnv[rec._gf_environment.name] ?? 0) + 1;
+    expect(Object.keys(perEnv).sort()).toEqual(['example_multi_step', 'mcqa', 'string_match']);
+
+    const same = await gymHere(['eval', 'reverify', path.join(run, 'rollouts.jsonl'), '--force', '--output', path.join(dir, 'reverified.jsonl')]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toContain(`agreement: ${records.length}/${records.length} recomputed rewards equal the recorded ones\n`);
+    for (const [env, n] of Object.entries(perEnv)) expect(same.stdout).toContain(`\n  ${env}: ${n}/${n} agree\n`);
+
+    // One mcqa record altered to claim a reward its answer does not earn is reported, under its environment.
+    const altered = path.join(dir, 'altered.jsonl');
+    const wrong = records.findIndex((rec) => rec._gf_environment.name === 'mcqa');
+    await writeFile(altered, records.map((rec, i) => JSON.stringify(i === wrong ? { ...rec, reward: 0 } : rec) + '\n').join(''));
+    const told = await gymHere(['eval', 'reverify', altered, '--tasks', path.join(run, 'tasks.jsonl'), '--force']);
+    expect(told.code, told.stderr).toBe(0);
+    expect(told.stdout).toContain(`\n  mcqa: ${perEnv.mcqa! - 1}/${perEnv.mcqa} agree\n`);
+    expect(told.stdout).toContain(`disagreements (1):\n  line ${wrong + 1}, task ${records[wrong]!._ng_task_index} (mcqa): 0 → 1`);
+
+    // A row that names no environment needs --env, and says so.
+    const bare = path.join(dir, 'bare.jsonl');
+    await writeFile(bare, JSON.stringify({ ...records[wrong], _gf_environment: undefined }) + '\n');
+    const refused = await gymHere(['eval', 'reverify', bare]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('  line 1: it names no environment (_gf_environment) and none was given (--env)\n');
+  }, 120_000);
+
+  it('gives each agent its own num_repeats, the dispatched agent first; --num-repeats gives every row one', async () => {
+    const run = path.join(dir, 'repeats');
+    const repeats = '+num_repeats={string_match_second_agent: 3, string_match: 2, _default: 1}';
+    const r = await gymHere(['eval', 'run', '--config', CONFIG, '--input', collated, '--output', run, '--model', 'mock', FAN_OUT, repeats]);
+    expect(r.code, r.stderr).toBe(0);
+    const sources = await lines(collated);
+    const tasksOf = (source: string) => sources.filter((s) => s.task_source === source).length;
+    const expected: Record<string, number> = {
+      string_match_second_agent: 3 * tasksOf('string_match'),
+      string_match_simple_agent: 2 * tasksOf('string_match'),
+      mcqa_simple_agent: tasksOf('mcqa_simple_agent'),
+      example_multi_step_simple_agent: tasksOf('example_multi_step'),
+    };
+    const records = await lines(path.join(run, 'rollouts.jsonl'));
+    const perAgent: Record<string, number> = {};
+    for (const rec of records) perAgent[rec.agent_ref.name] = (perAgent[rec.agent_ref.name] ?? 0) + 1;
+    expect(perAgent).toEqual(expected);
+    // Each (task, repeat) once, the repeats of a task numbered from 0.
+    const pairs = records.map((rec) => `${rec._ng_task_index}/${rec._ng_rollout_index}`);
+    expect(new Set(pairs).size).toBe(records.length);
+    const second = records.filter((rec) => rec.agent_ref.name === 'string_match_second_agent');
+    expect([...new Set(second.map((rec) => rec._ng_rollout_index))].sort()).toEqual([0, 1, 2]);
+    const metrics = JSON.parse(await readFile(path.join(run, 'metrics.json'), 'utf8'));
+    expect(Object.fromEntries(Object.entries<Json>(metrics.per_agent).map(([k, m]) => [k, m.rollouts_expected]))).toEqual(expected);
+    expect(metrics.per_agent.string_match_second_agent.task_set).toBe(tasksOf('string_match'));
+    expect(metrics.per_agent.string_match_second_agent.pass_at_k['pass@3']).toBe(1);
+
+    const flag = await gymHere(['eval', 'run', '--config', CONFIG, '--input', collated, '--output', path.join(dir, 'flag'), '--model', 'mock', FAN_OUT, repeats, '--num-repeats', '2', '--dry-run']);
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(flag.stdout).toContain(`rollouts: ${sources.length + tasksOf('string_match')} × 2 repeat(s)`);
+  }, 300_000);
+
   it('refuses before anything starts, naming every problem at once', async () => {
     const out = path.join(dir, 'refused');
     const bad = await gymHere(['eval', 'run', '--config', CONFIG, '--split', 'benchmark', '--output', out, '--model', 'mock', '+agent_map={string_match: strng_match_simple_agent}']);

@@ -30,7 +30,7 @@ describe('conformance with NeMo Gym recorded rollouts', () => {
   it('mcqa differs only on the stale recording, which Gymflow (like current NeMo Gym) scores 1.0', () => {
     const mcqa = rows.find((r) => r.name === 'mcqa')!;
     expect(mcqa.files.flatMap((f) => f.disagreements.map((d) => ({ file: f.file, ...d })))).toEqual([
-      { file: 'tests/fixtures/nemo-gym/mcqa/example_rollouts.jsonl', line: 3, taskIndex: 1, recorded: 0, recomputed: 1 },
+      { file: 'tests/fixtures/nemo-gym/mcqa/example_rollouts.jsonl', line: 3, taskIndex: 1, env: 'mcqa', recorded: 0, recomputed: 1 },
     ]);
     expect(mcqa.files.reduce((n, f) => n + f.agreed, 0)).toBe(9);
   });

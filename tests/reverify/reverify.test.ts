@@ -69,7 +69,7 @@ describe('the mcqa recordings', () => {
     const report = await reverifyRollouts({ env: getEnvironment('mcqa'), rollouts: await fixture('mcqa', 'example_rollouts.jsonl'), tasks: await fixture('mcqa', 'example.jsonl') });
     const summary = summarize(report);
     expect(summary).toMatchObject({ total: 5, verified: 5, compared: 5, agreed: 4 });
-    expect(summary.disagreements).toEqual([{ line: 3, taskIndex: 1, recorded: 0, recomputed: 1 }]);
+    expect(summary.disagreements).toEqual([{ line: 3, taskIndex: 1, env: 'mcqa', recorded: 0, recomputed: 1 }]);
     expect(report.joinedBy).toEqual({ index: 0, input: 5, self: 0 });
     const row = reverifiedRow(report.checked[2]!);
     expect(row).toMatchObject({ reward: 1, extracted_answer: 'C', _gf_recorded_reward: 0 });

@@ -97,12 +97,15 @@ describe('gym eval run --agent-type on a configuration', () => {
     expect(run.summary[0]).toMatch(/^agent type pi_agent \(.*configs\/agents\/pi_agent\/pi_agent\.yaml\) plays for swe_repair_agent, mcqa_agent$/);
   });
 
-  it('plays tool-free mcqa with a harness; refuses the agent loop on swe_repair, and both in one run', async () => {
+  it('plays tool-free mcqa with a harness; refuses the agent loop on swe_repair', async () => {
     const onMcqa = await resolveConfigRun(request({ input: MCQA_TASKS, agentType: 'opencode_agent', agent: 'mcqa_agent', limit: 1 }));
     expect(JSON.parse(onMcqa.lines[0]!)._gf_environment).toMatchObject({ name: 'mcqa', harness: { name: 'opencode' } });
     await expect(resolveConfigRun(request({ input: SWE_TASKS, agent: 'swe_repair_agent', limit: 1 }))).rejects.toMatchObject({
       details: [expect.stringMatching(/^agent "swe_repair_agent" \(simple_agent\) cannot play resources server "swe_repair": environment swe_repair is played by an external harness in a sandbox; use a harness agent type/)],
     });
+  });
+
+  it('plays each row its own agent\'s way in one run: the loop for mcqa, a harness for swe_repair, in the rollout grain', async () => {
     const mixed = await mkdtemp(path.join(os.tmpdir(), 'agent-type-mixed-'));
     const input = path.join(mixed, 'rows.jsonl');
     const swe = JSON.stringify({ ...JSON.parse(readFileSync(SWE_TASKS, 'utf8').split('\n')[0]!), task_source: 'swe_repair' });
@@ -110,11 +113,14 @@ describe('gym eval run --agent-type on a configuration', () => {
     await writeFile(input, `${swe}\n${mcqa}\n`);
     const withPi = path.join(mixed, 'pi-on-swe.yaml');
     await writeFile(withPi, 'swe_repair_agent:\n  responses_api_agents:\n    pi_agent:\n      resources_server: {type: resources_servers, name: swe_repair}\n');
-    await expect(resolveConfigRun(request({ input, files: [configWithout('swe_repair_agent'), withPi] }))).rejects.toMatchObject({
-      details: [
-        "the routed agents play their rows in different ways (swe_repair_agent (pi_agent): harness pi in local; mcqa_agent (simple_agent): Gymflow's agent loop); one run plays every row with the same agent loop or harness: run them as separate runs, or pick one with --agent-type",
-      ],
-    });
+    const run = await resolveConfigRun(request({ input, files: [configWithout('swe_repair_agent'), withPi] }));
+    const rows = run.lines.map((l) => JSON.parse(l));
+    expect(rows.map((r) => [r.agent_ref.name, r._gf_environment.name, r._gf_environment.harness?.name ?? 'loop'])).toEqual([
+      ['swe_repair_agent', 'swe_repair', 'pi'],
+      ['mcqa_agent', 'mcqa', 'loop'],
+    ]);
+    expect(run.playing).toBe("played by harness pi in local (swe_repair_agent); Gymflow's agent loop (mcqa_agent): the run takes the rollout grain, since a harness plays whole rollouts");
+    expect(run.summary.at(-1)).toBe(run.playing);
   });
 
   it("holds a resources server's allowed_agents unless the pairing is allowed, by flag, key or variable", async () => {

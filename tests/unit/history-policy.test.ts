@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunRequest } from '../../src/api/schemas';
-import { runConfigFromRequest } from '../../src/api/run-request';
+import { runFromRequest } from '../../src/api/run-request';
 import { buildRunConfig, EVAL_RUN_FLAG_NAMES } from '../../src/cli/commands/eval-run';
 import { configRunFlags } from '../../src/cli/commands/eval-run-config';
 import { readConfigFile } from '../../src/cli/config-file';
@@ -157,8 +157,8 @@ describe('--history-policy in gym eval run, eval files and the trigger API', () 
     const runsDir = await mkdtemp(path.join(os.tmpdir(), 'history-policy-api-'));
     const policy = { runsDir, taskQueue: 'q', allowedSecretEnv: new Set<string>() };
     const request = (history_policy: string) => RunRequest.parse({ env: 'example_multi_step', model: 'mock', input, history_policy });
-    expect(runConfigFromRequest(request('drop-old-reasoning=0'), undefined, policy, () => {}).historyPolicy).toEqual({ keep_reasoning: 0 });
-    expect(() => runConfigFromRequest(request('last-turns=0'), undefined, policy, () => {})).toThrow(expect.objectContaining({ field: 'history_policy', message: 'history_policy: last-turns must be an integer ≥ 1, got "0"' }));
+    expect((await runFromRequest(request('drop-old-reasoning=0'), undefined, policy, () => {})).config.historyPolicy).toEqual({ keep_reasoning: 0 });
+    await expect(runFromRequest(request('last-turns=0'), undefined, policy, () => {})).rejects.toThrow(expect.objectContaining({ field: 'history_policy', message: 'history_policy: last-turns must be an integer ≥ 1, got "0"' }));
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load';
 import { BreakdownAccumulator } from '../../src/metrics/breakdown';
 import { routingGraph } from '../../src/routing/graph';
+import { routedRepeats } from '../../src/routing/repeats';
 import { RoutingSettings, routeRows, settingsProblems } from '../../src/routing/route';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 
@@ -99,5 +100,27 @@ describe('BreakdownAccumulator', () => {
     expect(per_environment.e1).toMatchObject({ rollouts_expected: 4, rollouts_recorded: 3, task_set: 2 });
     expect(per_environment.e2).toMatchObject({ rollouts_expected: 2, rollouts_recorded: 0, rollouts_failed: 1, mean_reward: null });
     expect('diagnostics' in per_agent.a!).toBe(false);
+  });
+});
+
+describe('routedRepeats (NeMo Gym 0.7.0 num_repeats)', () => {
+  const rows = [
+    { agent: 'sm_a', basis: 'string_match' },
+    { agent: 'sm_b', basis: 'string_match' },
+    { agent: 'mcqa_agent', basis: 'mcqa_agent' },
+  ];
+  it('takes one number for every row, or a mapping: the dispatched agent first, then the routing key, then _default', () => {
+    expect(routedRepeats(3, rows)).toEqual({ uniform: 3, problems: [], warnings: [] });
+    expect(routedRepeats(undefined, rows)).toEqual({ problems: [], warnings: [] });
+    expect(routedRepeats({ string_match: 2, sm_b: 4, _default: 1 }, rows)).toEqual({ perRow: [2, 4, 1], problems: [], warnings: [] });
+    // A mapping that gives every row the same number is that number.
+    expect(routedRepeats({ _default: 2 }, rows)).toEqual({ uniform: 2, problems: [], warnings: [] });
+  });
+
+  it('reports every row without an entry at once, and warns of keys no row has', () => {
+    const r = routedRepeats({ sm_a: 2, sm_typo: 5 }, rows);
+    expect(r.problems).toEqual(['num_repeats has no entry for routing key(s) mcqa_agent, sm_b / string_match and no _default; listed: sm_a, sm_typo']);
+    expect(r.warnings).toEqual(['num_repeats names sm_typo, which no routed row has as its agent, agent_ref or task_source (a typo?)']);
+    expect(routedRepeats({ sm_a: 0 }, rows).problems).toEqual(['num_repeats: a number ≥ 1, or a mapping of agent (or agent_ref / task_source) to a number ≥ 1, got {"sm_a":0}']);
   });
 });

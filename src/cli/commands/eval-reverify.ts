@@ -1,22 +1,27 @@
-// `gym eval reverify`: recompute the rewards of recorded rollouts with this environment's verify,
-// without calling the policy, and report where they differ from the recorded ones.
+// `gym eval reverify`: recompute the rewards of recorded rollouts with the verify of the environment each
+// was played against, without calling the policy, and report where they differ from the recorded ones.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
+import { envKey, type EnvRef } from '../../environments/ref';
 import { environmentNames, resolveEnvironment } from '../../environments/registry';
 import type { JudgeCall } from '../../environments/types';
 import { startGateway, type Gateway } from '../../gateway/server';
 import type { ModelSpec } from '../../gateway/spec';
 import { readRows, reverifyRollouts } from '../../reverify';
+import { rowEnvRef } from '../../routing/row';
 import { gatewayJudge } from '../../reverify/judge';
 import { formatSummary, reverifiedRow, summarize } from '../../reverify/report';
 import { writeFileAtomic } from '../../store/jsonl';
-import { intFlag, keyValueFlag, parseFlags, requireFlag } from '../args';
+import { intFlag, keyValueFlag, parseFlags } from '../args';
 
-export const EVAL_REVERIFY_USAGE = `usage: gym eval reverify <rollouts.jsonl> --env <name> [options]
+export const EVAL_REVERIFY_USAGE = `usage: gym eval reverify <rollouts.jsonl> [--env <name>] [options]
 
-  --env-option KEY=VALUE   an environment setting, as \`gym eval run\` takes it (VALUE as JSON), repeatable
+  --env NAME           the environment of rows that do not name their own; a routed run's rows (gym eval run
+                       --config) each carry theirs (_gf_environment) and are graded with it, so --env is needed
+                       only for rows without one, or to change that environment's settings with --env-option
+  --env-option KEY=VALUE   a setting of --env's environment, as \`gym eval run\` takes it (VALUE as JSON), repeatable
   --tasks FILE         task rows the rollouts were played from (default: tasks.jsonl beside the rollouts, when
                        present); rollouts join by _ng_task_index or by identical input
   --output FILE        where to write the re-verified rollouts (default: <rollouts>_reverified.jsonl)
@@ -75,20 +80,25 @@ export async function evalReverify(argv: string[], logger: Logger, say: (line: s
   const { values, positionals } = parseFlags(argv, FLAGS, EVAL_REVERIFY_USAGE);
   if (values.help) return say(EVAL_REVERIFY_USAGE);
   if (positionals.length !== 1) throw new GymError('BAD_FLAG', `give exactly one rollouts file\n\n${EVAL_REVERIFY_USAGE}`);
-  const envName = requireFlag(values, 'env', EVAL_REVERIFY_USAGE);
-  if (!environmentNames().includes(envName)) throw new GymError('BAD_FLAG', `--env: unknown environment "${envName}"; known: ${environmentNames().join(', ')}`);
+  const envName = values.env as string | undefined;
+  if (envName !== undefined && !environmentNames().includes(envName)) throw new GymError('BAD_FLAG', `--env: unknown environment "${envName}"; known: ${environmentNames().join(', ')}`);
+  if (envName === undefined && values['env-option'] !== undefined) throw new GymError('BAD_FLAG', '--env-option goes with --env <name> (the environment whose settings it sets)');
+  const options = keyValueFlag(values, 'env-option');
   // Resolving validates the settings before any rollout is read.
-  const env = resolveEnvironment({ name: envName, options: keyValueFlag(values, 'env-option') });
+  const env = envName === undefined ? undefined : resolveEnvironment({ name: envName, options });
+  // A stamped row of --env's environment takes --env-option's settings over the ones it was played with.
+  const stamped = (ref: EnvRef) => resolveEnvironment(ref.name === envName ? { ...ref, options: { ...ref.options, ...options } } : ref);
   const rolloutsFile = path.resolve(positionals[0]!);
   const tasksFile = values.tasks ? path.resolve(values.tasks) : defaultTasksFile(rolloutsFile);
   const outputFile = path.resolve(values.output ?? defaultOutputFile(rolloutsFile));
   if (outputFile === rolloutsFile || outputFile === tasksFile) throw new GymError('BAD_FLAG', `--output ${outputFile} would overwrite an input file`);
   const concurrency = intFlag(values, 'concurrency', { min: 1, fallback: 8 });
-  const spec = judgeSpec(values, envName);
-  if (env.requiresJudge && !spec) throw new GymError('BAD_FLAG', `environment "${envName}" grades with an LLM judge: pass --judge-model (mock or openai)`);
+  if (env?.requiresJudge && values['judge-model'] === undefined) throw new GymError('BAD_FLAG', `environment "${envName}" grades with an LLM judge: pass --judge-model (mock or openai)`);
 
   const rollouts = await readRows(rolloutsFile, 'rollouts');
   const tasks = tasksFile ? await readRows(tasksFile, 'tasks') : undefined;
+  const firstStamped = [...(tasks ?? []), ...rollouts].map((r) => rowEnvRef(r.row)).find((r) => r !== undefined);
+  const spec = judgeSpec(values, envName ?? (firstStamped ? envKey(firstStamped) : 'reverify'));
   let gateway: Gateway | undefined;
   try {
     let judge: JudgeCall | undefined;
@@ -96,7 +106,7 @@ export async function evalReverify(argv: string[], logger: Logger, say: (line: s
       gateway = await startGateway({ logger });
       judge = gatewayJudge(gateway, spec, 'reverify-judge');
     }
-    const report = await reverifyRollouts({ env, rollouts, tasks, force: values.force, skipUnjoined: values['skip-unjoined'], judge, concurrency });
+    const report = await reverifyRollouts({ env, stamped, rollouts, tasks, force: values.force, skipUnjoined: values['skip-unjoined'], judge, concurrency });
     await writeFileAtomic(outputFile, report.checked.map((c) => JSON.stringify(reverifiedRow(c)) + '\n').join(''));
     if (tasksFile) say(`tasks: ${tasksFile}`);
     for (const line of formatSummary(report, summarize(report))) say(line);

@@ -1,4 +1,4 @@
-// How `gym eval run` reads a NeMo Gym configuration's run keys as its own flags: output, repeats,
+// How `gym eval run` reads a NeMo Gym configuration's run keys as its own flags: output, repeats (as routed),
 // concurrency, the agents' context_history and the policy model server (openai_model, vllm_model); flags on
 // the command line win.
 import { readFileSync } from 'node:fs';
@@ -6,7 +6,6 @@ import { parse } from 'yaml';
 import { formatHistoryPolicy } from '../../agents/history-policy';
 import { SERVER_TYPES } from '../../config/check';
 import { isMap } from '../../config/tree';
-import { GymError } from '../../errors';
 import type { ConfigRun } from '../../routing/from-config';
 
 type Flags = Record<string, string>;
@@ -29,10 +28,8 @@ export function configRunFlags(run: ConfigRun): Flags {
   const keys = run.keys;
   const flags: Flags = {};
   if (typeof keys.output_jsonl_fpath === 'string') flags.output = keys.output_jsonl_fpath.replace(/\.jsonl$/, '');
-  if (keys.num_repeats !== undefined && keys.num_repeats !== null) {
-    if (typeof keys.num_repeats !== 'number') throw new GymError('BAD_INPUT', `num_repeats: Gymflow takes one number of repeats for every row, got ${JSON.stringify(keys.num_repeats)}`);
-    flags['num-repeats'] = String(keys.num_repeats);
-  }
+  // num_repeats by agent is resolved with the routing (a row's repeats may be its own lines).
+  if (run.numRepeats !== undefined) flags['num-repeats'] = String(run.numRepeats);
   if (typeof keys.num_samples_in_parallel === 'number') flags.concurrency = String(keys.num_samples_in_parallel);
   if (run.historyPolicy) flags['history-policy'] = formatHistoryPolicy(run.historyPolicy);
   return { ...flags, ...modelFlags(run) };

@@ -9,7 +9,7 @@ import { envKey, envLabel, HarnessRef, type EnvRef } from '../../environments/re
 import { getHarness } from '../../harnesses/registry';
 import { harnessRefusal } from '../../harnesses/task';
 import { endpointsOf, unreachableEndpoints } from '../../gateway/probe';
-import { MATERIALIZED_INPUTS, resolveConfigRun } from '../../routing/from-config';
+import { MATERIALIZED_INPUTS, resolveConfigRun, type ConfigRun } from '../../routing/from-config';
 import { writeFileAtomic } from '../../store/jsonl';
 import { configRunFlags, isNemoGymConfigFile } from './eval-run-config';
 import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
@@ -263,19 +263,28 @@ function harnessFlags(values: Values): { harness?: HarnessRef } {
   return { harness: parsed.data };
 }
 
-/** The simple agent's history policy; an external harness keeps its own history, so the two do not go together. */
-function historyPolicyFlag(values: Values, env: EnvRef): HistoryPolicy | undefined {
+/**
+ * Gymflow's agent loop's history policy; an external harness keeps its own history, so the two go together
+ * only in a run where some rows are played by the loop (the policy applies to those).
+ */
+function historyPolicyFlag(values: Values, environments: readonly EnvRef[]): HistoryPolicy | undefined {
   const text = values['history-policy'];
   if (text === undefined) return undefined;
-  if (env.harness) throw new GymError('BAD_FLAG', `--history-policy does not go with --agent ${env.harness.name}: an external harness decides what its model is shown`);
+  const harness = environments.find((e) => e.harness)?.harness;
+  if (harness && environments.every((e) => e.harness)) throw new GymError('BAD_FLAG', `--history-policy does not go with --agent ${harness.name}: an external harness decides what its model is shown`);
   return parseHistoryPolicy(String(text), '--history-policy');
 }
 
-/** A harness plays whole rollouts, so a run with one takes the rollout grain; asking for the turn grain is refused. */
-function durabilityOf(values: Values, env: EnvRef): unknown {
-  if (!env.harness) return values.durability ?? 'turn';
+/**
+ * A harness plays whole rollouts, so a run with one (even one that plays its other rows with Gymflow's
+ * loop) takes the rollout grain; asking for the turn grain is refused.
+ */
+function durabilityOf(values: Values, environments: readonly EnvRef[], routed: boolean): unknown {
+  const harness = environments.find((e) => e.harness)?.harness;
+  if (!harness) return values.durability ?? 'turn';
   if (values.durability !== undefined && values.durability !== 'rollout') {
-    throw new GymError('BAD_FLAG', `--durability ${values.durability} cannot play --agent ${env.harness.name}: an external harness runs whole rollouts, in the rollout grain (drop --durability or pass --durability rollout)`);
+    const what = routed ? `the rows harness ${harness.name} plays` : `--agent ${harness.name}`;
+    throw new GymError('BAD_FLAG', `--durability ${values.durability} cannot play ${what}: an external harness runs whole rollouts, in the rollout grain (drop --durability or pass --durability rollout)`);
   }
   return 'rollout';
 }
@@ -293,6 +302,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   const env = routed ? routed.env : environmentFlag(values);
   const envName = envKey(env);
   requireFlag(values, 'model', EVAL_RUN_USAGE);
+  const environments = routed?.environments ?? [env];
   const runDir = path.resolve(requireFlag(values, 'output', EVAL_RUN_USAGE));
   // A routed run plays the rows it wrote into its folder (the limit was applied to the input before routing).
   const inputFile = routed ? path.join(runDir, MATERIALIZED_INPUTS) : path.resolve(requireFlag(values, 'input', EVAL_RUN_USAGE));
@@ -312,14 +322,14 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     shards: intFlag(values, 'shards', { min: 1, max: MAX_SHARDS, fallback: defaultShards(concurrency) }),
     taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
-    historyPolicy: historyPolicyFlag(values, env),
-    durability: durabilityOf(values, env),
+    historyPolicy: historyPolicyFlag(values, environments),
+    durability: durabilityOf(values, environments, !!routed),
     retry: { ...DEFAULT_RETRY, maximumAttempts: intFlag(values, 'max-attempts', { min: 1, fallback: DEFAULT_RETRY.maximumAttempts }), byClass: backoffFlag(values) },
     countAsZero: failureClassesFlag(values, 'count-as-zero'),
     outputFormat: outputFormatFlag(values),
     exporters: exportersFromFlags(values, warn),
   });
-  const judged = (routed?.environments ?? [env]).find((e) => resolveEnvironment(e).requiresJudge);
+  const judged = environments.find((e) => resolveEnvironment(e).requiresJudge);
   if (parsed.success && !parsed.data.judgeModel && judged) {
     throw new GymError('BAD_FLAG', `environment "${judged.name}" grades with an LLM judge: pass --judge-model (mock or openai)`);
   }
@@ -336,6 +346,16 @@ function outputFormatFlag(values: Values): OutputFormat | undefined {
   if (format === undefined) return undefined;
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw new GymError('BAD_FLAG', `--output-format must be ${OUTPUT_FORMATS.join(' or ')}, got "${format}"`);
   return format as OutputFormat;
+}
+
+/**
+ * The settings and configuration of a run from a NeMo Gym configuration, as `gym eval run --config` and the
+ * trigger API start one: the configuration's run keys as flags, the given flags over them. The routed rows
+ * (`run.lines`) go into the folder once it is prepared.
+ */
+export function routedRunConfig(run: ConfigRun, flags: Values, warn: (message: string) => void): { settings: Values; config: RunConfig } {
+  const settings = { ...configRunFlags(run), ...flags };
+  return { settings, config: buildRunConfig(settings, warn, { env: run.environments[0]!, environments: run.environments }) };
 }
 
 /** Whether the command line runs a NeMo Gym configuration rather than flags or a flat eval file. */
@@ -367,17 +387,18 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
       environment: values.environment,
       allowUnsupportedPairing: !!values['allow-unsupported-pairing'],
       limit: intFlag(values, 'limit', { min: 1 }),
+      numRepeats: intFlag(values, 'num-repeats', { min: 1 }),
       cwd: process.cwd(),
       env: process.env,
     });
     for (const w of run.warnings) warnOnStderr(w);
-    settings = { ...configRunFlags(run), ...values };
-    config = buildRunConfig(settings, warnOnStderr, { env: run.environments[0]!, environments: run.environments });
+    ({ settings, config } = routedRunConfig(run, values, warnOnStderr));
     datasetHash = run.datasetHash;
     materialized = run.lines;
     endpointTimeout = run.keys.model_endpoint_readiness_timeout_seconds;
     for (const line of run.summary) logger.info(line);
     if (values['dry-run']) for (const line of run.summary) say(line);
+    else if (run.playing) say(run.playing);
   } else {
     if (positionals.length) throw new GymError('BAD_FLAG', `unexpected argument "${positionals[0]}"\n\n${EVAL_RUN_USAGE}`);
     const fromFile = values.config ? readConfigFile(values.config, EVAL_RUN_FLAG_NAMES) : {};
@@ -442,7 +463,8 @@ async function checkEndpoints(config: RunConfig, seconds: number, say: (line: st
 }
 
 /** Writes the routed rows into the run folder, unless it already holds exactly these (a resumed run). */
-async function writeMaterialized(file: string, lines: string[]): Promise<void> {
+/** The routed rows into the run's folder, once it is prepared (again: only when they differ). */
+export async function writeMaterialized(file: string, lines: string[]): Promise<void> {
   const text = lines.map((l) => l + '\n').join('');
   if (existsSync(file) && readFileSync(file, 'utf8') === text) return;
   await writeFileAtomic(file, text);

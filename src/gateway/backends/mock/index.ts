@@ -110,10 +110,12 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
     let task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
     // A harness's conversation starts with its own system prompt, so its task is found by prompt instead:
-    // the run's environment is sandboxed, or the row found says a harness plays it (a text task).
+    // a task of a sandboxed environment (the run's, or the one a routed row names), or a text task whose
+    // routed row says a harness plays it.
     if (!task && spec.tasks_file) {
       const byPrompt = (await files.prompts.get(spec.tasks_file)).match(items);
-      if (byPrompt && (runEnv.sandboxed || rowEnvRef(byPrompt.rows[0]!)?.harness)) task = byPrompt;
+      const row = byPrompt?.rows[0];
+      if (byPrompt && row && (environmentOf(row).env.sandboxed || rowEnvRef(row)?.harness)) task = byPrompt;
     }
     const match = recording ?? task;
     if (!match) {
