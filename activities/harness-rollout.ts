@@ -10,7 +10,7 @@ import { GymError } from '../src/errors';
 import { getHarness } from '../src/harnesses/registry';
 import { harnessFailure, runHarnessRollout, type HarnessRun } from '../src/harnesses/run';
 import { attemptCalls, trajectoryOf, trajectoryResponse } from '../src/harnesses/trajectory';
-import { gatewayJudge } from '../src/reverify/judge';
+import { loggedJudge } from './model-client';
 import type { Gateway } from '../src/gateway/server';
 import type { SandboxProvider } from '../src/sandboxes/provider';
 import { sandboxProvider } from '../src/sandboxes/registry';
@@ -104,7 +104,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     if (failure) throw failure;
     const trajectory = trajectoryOf(calls);
     const response = trajectoryResponse(id, trajectory);
-    const judge = spec.judgeModel ? gatewayJudge(deps.gateway, spec.judgeModel, `${id}-judge`) : undefined;
+    const judge = spec.judgeModel ? loggedJudge(deps.gateway, spec.judgeModel, { runDir: spec.runDir, rolloutId: id, attempt }) : undefined;
     const verify = tested ?? (await inStage('verify', async () => env.verify(parsed.data, response, { state: await env.seedSession(parsed.data), judge })));
     const totalMs = performance.now() - started;
     const record: RolloutRecord = {

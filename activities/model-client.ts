@@ -6,6 +6,9 @@ import type { ModelSpec } from '../src/gateway/spec';
 import { ResponseObject, type ResponseCreateParams } from '../src/schemas/responses';
 import { GymError, type ErrorCode } from '../src/errors';
 import { withRetryAfter } from '../src/gateway/errors';
+import type { JudgeCall } from '../src/environments/types';
+import type { ModelCallRecord } from '../src/schemas/records';
+import { callLog } from '../src/store/call-log';
 
 export interface ModelCallResult {
   callId: string;
@@ -94,4 +97,44 @@ export async function callModelThroughGateway(
 ): Promise<ModelCallResult> {
   const reply = await requestModel(gateway, spec, params, rolloutId, signal);
   return { callId: reply.callId, backend: reply.backend, latencyMs: reply.latencyMs, response: modelResponse(spec, reply) };
+}
+
+/** Where a judge's calls are logged: the run folder's model_calls/, under the rollout they grade. */
+export interface JudgeLogging {
+  runDir: string;
+  rolloutId: string;
+  attempt: number;
+}
+
+/**
+ * A verify's judge: each call through the gateway like the policy's, and logged in model_calls/ with
+ * role `judge`, answered or failed (the training rebuild leaves judge calls out and lists them as such).
+ */
+export function loggedJudge(gateway: Gateway, spec: ModelSpec, log: JudgeLogging, signal?: () => AbortSignal | undefined): JudgeCall {
+  let step = 0;
+  return async (params) => {
+    const reply = await requestModel(gateway, spec, params, `${log.rolloutId}-judge`, signal?.());
+    const logged: ModelCallRecord = {
+      call_id: reply.callId,
+      rollout_id: log.rolloutId,
+      role: 'judge',
+      step: step++,
+      attempt: log.attempt,
+      backend: reply.backend,
+      model: reply.model,
+      started_at: reply.startedAt,
+      latency_ms: Math.round(reply.latencyMs * 10) / 10,
+      status: reply.status,
+      request: params,
+    };
+    let response: ResponseObject;
+    try {
+      response = modelResponse(spec, reply);
+    } catch (e) {
+      await callLog(log.runDir).append({ ...logged, error: { code: (e as GymError).code, message: (e as Error).message } });
+      throw e;
+    }
+    await callLog(log.runDir).append({ ...logged, response });
+    return response;
+  };
 }

@@ -26,7 +26,7 @@ import { inSpan } from '../src/tracing/spans';
 import type { FailureDescription } from './step-retry';
 import { FINISHING } from '../workflows/agent-loop';
 import { inStage } from './envelope';
-import { callModelThroughGateway, modelResponse, requestModel } from './model-client';
+import { loggedJudge, modelResponse, requestModel } from './model-client';
 import { withRolloutTraces } from './rollout-traces';
 
 /** What every step of a run's rollouts needs; small, because it travels in each activity's input. */
@@ -331,9 +331,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     if (!verified) {
       const response = episodeResponse(episode);
       const judgeModel = spec.judgeModel;
-      const judge: JudgeCall | undefined = judgeModel
-        ? async (params) => (await callModelThroughGateway(deps.gateway, judgeModel, params, `${id}-judge`, cancellation())).response
-        : undefined;
+      const judge: JudgeCall | undefined = judgeModel ? loggedJudge(deps.gateway, judgeModel, { runDir: spec.runDir, rolloutId: id, attempt: currentAttempt() }, cancellation) : undefined;
       const started = performance.now();
       const { value: result, sandboxMs } = await metered(() => inStage('verify', () => inSpan('verify', {}, async () => env.verify(task, response, { state: episode.state, judge }))));
       const latencyMs = performance.now() - started;

@@ -81,6 +81,8 @@ export async function runHealthChecks(runDir: string, opts: { ignored?: readonly
         if (typeof rid === 'string') unreadableCapture.add(rid);
         return;
       }
+      // The checks are about the policy: a judge's calls (logged under the rollout they grade) are not its turns.
+      if (parsed.data.role === 'judge') return;
       const d = digestCall(parsed.data);
       const had = byCall.get(d.callId);
       byCall.set(d.callId, had === undefined ? d : Array.isArray(had) ? [...had, d] : [had, d]);

@@ -1,7 +1,7 @@
 // Judge-graded environments end to end in a durable eval on a real Temporal server: the policy is the
 // mock replaying NeMo Gym's recorded episodes, the judge is a second mock model replaying the recorded
 // judge replies by prompt, both through the gateway. The rewards must equal the ones NeMo Gym recorded.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bbqReferenceRollouts } from '../../scripts/conformance';
@@ -45,7 +45,7 @@ describe('equivalence_llm_judge in a durable eval', () => {
   it('reproduces every recorded reward and first verdict, with the judge replayed through the gateway', async () => {
     const dir = path.join(FIXTURES, 'equivalence_llm_judge');
     const rollouts = readJsonl<Row>(path.join(dir, 'example_rollouts_openqa.jsonl'));
-    const { result, records } = await judgedRun('equivalence_llm_judge', path.join(dir, 'example_openqa.jsonl'), rollouts, recordedJudgeExchanges(rollouts));
+    const { result, runDir, records } = await judgedRun('equivalence_llm_judge', path.join(dir, 'example_openqa.jsonl'), rollouts, recordedJudgeExchanges(rollouts));
 
     expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
     expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
@@ -56,6 +56,16 @@ describe('equivalence_llm_judge in a durable eval', () => {
     for (const { record } of records) {
       const recorded = rollouts.find((r) => inputKey(r) === inputKey(record))!;
       expect(firstLabel(record)).toBe(firstLabel(recorded));
+    }
+    // Every judge call is in the run's call log beside the policy's, under the rollout it graded.
+    const calls = readdirSync(path.join(runDir, 'model_calls')).flatMap((f) => readJsonl<Row>(path.join(runDir, 'model_calls', f)));
+    const judged = calls.filter((c) => c.role === 'judge');
+    for (const { record } of records) {
+      const own = judged.filter((c) => c.rollout_id === record._ng_rollout_id);
+      const evaluations = record.judge_evaluations as { response?: { output?: unknown } }[];
+      expect(own).toHaveLength(evaluations.length);
+      expect(own.map((c) => (c.response as { output: unknown }).output)).toEqual(evaluations.map((e) => e.response?.output));
+      for (const c of own) expect(c).toMatchObject({ status: 200, backend: 'mock', attempt: 1 });
     }
   });
 });
