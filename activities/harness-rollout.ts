@@ -20,7 +20,7 @@ import { readManifest } from '../src/runs/client';
 import type { SandboxLabels } from '../src/sandboxes/schema';
 import { rolloutId } from '../src/schemas/task';
 import { RunStore } from '../src/store/run-store';
-import { inStage } from './envelope';
+import { inStage, stageError } from './envelope';
 import type { RolloutKey, RolloutSpec } from './rollout-steps';
 
 /** Where each attempt's harness trace goes (kept for a timed-out or failed one too): `harness/<attempt id>.json`. */
@@ -70,7 +70,9 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     const parsed = env.taskSchema.safeParse(row);
     if (!parsed.success) throw new GymError('BAD_TASK', `task ${key.taskIndex} does not fit environment ${env.name}: ${parsed.error.issues[0]?.message}`);
     const harness = getHarness(ref.name);
-    const provider = await providerOf(ref.sandbox);
+    // Until its sandbox exists the rollout is being set up: a provider that cannot be had or a creation
+    // that fails (no engine, a refused create) is the environment's failure (env_error), not a tool's.
+    const provider = await inStage('seed', () => providerOf(ref.sandbox));
     const labels: SandboxLabels = { run: await runIdOf(spec.runDir), rollout: id, attempt, user: os.userInfo().username };
     const tryIndex = (tries.get(`${spec.runDir}|${id}`) ?? 0) + 1;
     tries.set(`${spec.runDir}|${id}`, tryIndex);
@@ -78,6 +80,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     const scope = deps.gateway.registerRollout({ id: `${id}.a${attempt}.t${tryIndex}`, rollout_id: id, attempt, run_dir: spec.runDir, model, max_model_calls: ref.max_model_calls });
     const started = performance.now();
     let run: HarnessRun | undefined;
+    let provisioned = false;
     try {
       run = await runHarnessRollout({
         harness,
@@ -93,7 +96,12 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
         ...(ref.system_prompt !== undefined ? { systemPrompt: ref.system_prompt } : {}),
         label: `task ${key.taskIndex}`,
         signal,
+        onSandbox: () => {
+          provisioned = true;
+        },
       });
+    } catch (e) {
+      throw provisioned ? e : stageError('seed', e);
     } finally {
       deps.gateway.unregisterRollout(scope.id);
     }

@@ -91,6 +91,7 @@ export class DockerProvider implements SandboxProvider {
       await this.engine.json('POST', '/containers/create', { query: { name: id }, json: containerConfig(spec, user, labels, extraHosts, forwardDir, lifetimeSeconds) });
     } catch (e) {
       await closeForwarders?.();
+      await this.removeIfMade(id);
       if (isGymError(e) && e.code === 'NOT_FOUND' && /image/i.test(e.message)) {
         throw new GymError('SETUP_FAILED', `docker: the image ${spec.image} is not in the engine at unix://${this.engine.socketPath}: import or build it first (scripts/setup-docker.sh builds the task image)`);
       }
@@ -105,6 +106,16 @@ export class DockerProvider implements SandboxProvider {
       throw e;
     }
     return sandbox;
+  }
+
+  /**
+   * After a failed create call: the engine may have made the container and its answer been lost (a
+   * dropped connection), and no rollout would ever destroy a sandbox it never heard of. The create's own
+   * error is the one reported: if this removal fails too (none was made, or the engine is gone), a
+   * container left behind is `gym sandbox gc`'s, which finds it by its labels.
+   */
+  private async removeIfMade(id: string): Promise<void> {
+    await this.engine.json('DELETE', `/containers/${id}`, { query: { force: true, v: true } }).catch(() => undefined);
   }
 
   async attach(id: string): Promise<Sandbox> {
