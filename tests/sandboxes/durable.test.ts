@@ -90,5 +90,5 @@ describe('durable sandbox lifecycle', () => {
       delete process.env.GYMFLOW_SANDBOX_ROOT;
     }
     expect(readdirSync(root)).toEqual([]);
-  });
+  }, 480_000); // two worker subprocesses and a heartbeat timeout: minutes on a loaded 2-core machine
 });
