@@ -50,6 +50,8 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
     for (const { dataset, file } of files) {
       const env = getEnvironment(dataset.env);
       const writer = writers.get(dataset.type)!;
+      const stamp: Record<string, unknown> = { task_source: dataset.instance };
+      if (dataset.instanceType === 'responses_api_agents') stamp.agent_ref = { type: 'responses_api_agents', name: dataset.instance };
       let rows = 0;
       await eachLine(file, async (text, line) => {
         seen++;
@@ -67,12 +69,9 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
           for (const p of found) problems.push(`${where}: ${p}`);
           return;
         }
-        const stamped: Record<string, unknown> = { ...(row as Record<string, unknown>), task_source: dataset.instance };
-        if (dataset.instanceType === 'responses_api_agents') stamped.agent_ref = { type: 'responses_api_agents', name: dataset.instance };
-        for (const key of RUN_KEYS) delete stamped[key];
         rows++;
         writer.rows++;
-        const out = JSON.stringify(stamped) + '\n';
+        const out = stampedLine(text, row as Record<string, unknown>, stamp) + '\n';
         writer.batch.push(out);
         writer.batchBytes += out.length;
         if (writer.batchBytes >= BATCH_BYTES) await flush(writer);
@@ -91,6 +90,20 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
     }
   }
   return { outputs: [...writers.entries()].map(([type, w]) => ({ type, file: w.file, rows: w.rows })), datasets: counts };
+}
+
+/**
+ * A valid row with the stamp's keys set and the run's own keys dropped. A row holding none of those keys (the
+ * usual case) keeps its own text, the stamp appended before its closing brace: serializing every row again
+ * was a quarter of collate's time, and the row's numbers stay exactly as written (`1.0` is not made `1`).
+ */
+export function stampedLine(text: string, row: Record<string, unknown>, stamp: Record<string, unknown>): string {
+  const body = text.trimEnd();
+  const clean = body.endsWith('}') && Object.keys(row).length > 0 && !Object.keys(stamp).some((k) => k in row) && !RUN_KEYS.some((k) => k in row);
+  if (clean) return `${body.slice(0, -1)},${JSON.stringify(stamp).slice(1)}`;
+  const stamped: Record<string, unknown> = { ...row, ...stamp };
+  for (const key of RUN_KEYS) delete stamped[key];
+  return JSON.stringify(stamped);
 }
 
 interface Writer {

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { environmentNames } from '../../src/environments/registry';
+import { stampedLine } from '../../src/datasets/collate';
 import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 
@@ -127,5 +128,21 @@ describe('gym env schema', () => {
     const r = await gymHere(['env', 'schema', '--env', 'nope']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--env: unknown environment "nope"; known: /);
+  });
+});
+
+describe('stampedLine', () => {
+  const stamp = { task_source: 'mcqa_agent', agent_ref: { type: 'responses_api_agents', name: 'mcqa_agent' } };
+  it('appends the stamp to a row that has none of its keys, keeping the row as written', () => {
+    const text = '{"responses_create_params": {"input": "hi"}, "score": 1.0}  ';
+    const line = stampedLine(text, JSON.parse(text), stamp);
+    expect(line).toBe('{"responses_create_params": {"input": "hi"}, "score": 1.0,"task_source":"mcqa_agent","agent_ref":{"type":"responses_api_agents","name":"mcqa_agent"}}');
+    expect(JSON.parse(line)).toEqual({ responses_create_params: { input: 'hi' }, score: 1, ...stamp });
+  });
+  it('replaces a row\'s own task_source and agent_ref and drops the run\'s keys', () => {
+    const text = JSON.stringify({ responses_create_params: { input: 'hi' }, task_source: 'old', _ng_task_index: 4, _ng_rollout_index: 1 });
+    expect(JSON.parse(stampedLine(text, JSON.parse(text), stamp))).toEqual({ responses_create_params: { input: 'hi' }, ...stamp });
+    const own = JSON.stringify({ agent_ref: { name: 'x' }, responses_create_params: { input: 'hi' } });
+    expect(JSON.parse(stampedLine(own, JSON.parse(own), { task_source: 'mcqa' }))).toEqual({ agent_ref: { name: 'x' }, responses_create_params: { input: 'hi' }, task_source: 'mcqa' });
   });
 });
