@@ -71,7 +71,7 @@ describe('gym dataset collate', () => {
     const out = path.join(dir, 'out');
     const r = await gymHere(['dataset', 'collate', '--config', config, '--output-dir', out, '--mode', 'train_preparation']);
     expect(r.code, r.stderr).toBe(0);
-    const source = rows(path.join(NEMO, 'mcqa/example.jsonl')).map((row) => ({ ...row, task_source: 'mcqa_agent', agent_ref: { type: 'responses_api_agents', name: 'mcqa_agent' } }));
+    const source: Record<string, unknown>[] = rows(path.join(NEMO, 'mcqa/example.jsonl')).map((row) => ({ ...row, task_source: 'mcqa_agent', agent_ref: { type: 'responses_api_agents', name: 'mcqa_agent' } }));
     // abc → aaabbbccc
     expect(rows(path.join(out, 'train.jsonl'))).toEqual(source.flatMap((row) => [row, row, row]));
     expect(rows(path.join(out, 'validation.jsonl'))).toHaveLength(rows(path.join(NEMO, 'string_match/example.jsonl')).length);
