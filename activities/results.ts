@@ -72,7 +72,7 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
   const perTask = tasks.lines ? expected / tasks.lines : 0;
   const metrics = { ...(status ? { status } : {}), ...acc.result(expected), ...(breakdown ? breakdown.result(perTask) : {}) };
   await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
-  if (nemoGym && manifest) await writeNemoGymRunFiles(runDir, manifest, tasks.groups, nemoGym, failures);
+  if (nemoGym && manifest) await writeNemoGymRunFiles(runDir, manifest, tasks, nemoGym, failures);
   await store.writeJson(store.metricsPath, metrics);
   return metrics;
 }
@@ -81,14 +81,15 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
  * NeMo Gym's files of the run (`--output-format nemo-gym`). Sidecar rollouts of the classes counted as zero
  * enter the aggregate as NeMo Gym counts them: a scored row of reward 0 under the task's agent.
  */
-async function writeNemoGymRunFiles(runDir: string, manifest: Manifest, groups: ReadonlyMap<number, TaskGroups>, aggregate: RolloutAggregator, failures: FailureRecord[]): Promise<void> {
+async function writeNemoGymRunFiles(runDir: string, manifest: Manifest, tasks: Pick<TaskSet, 'groups' | 'repeatLines'>, aggregate: RolloutAggregator, failures: FailureRecord[]): Promise<void> {
   const { env, countAsZero = [], numRepeats } = manifest.config;
   const agent = env.harness?.name ?? resolveEnvironment(env).agent ?? 'simple_agent';
   const agentRefOf = (task: Record<string, unknown>) => recordAgentRef(task, env.name, agent);
   for (const f of failures) {
     if (!countAsZero.includes(f._ng_failure_class)) continue;
-    const routed = groups.get(f._ng_task_index)?.agent;
-    aggregate.add({ agent_ref: routed ? { name: routed } : agentRefOf({}), _ng_task_index: f._ng_task_index, _ng_rollout_index: f._ng_rollout_index, reward: 0, mask_sample: false });
+    const key = tasks.repeatLines.get(f._ng_task_index) ?? { taskIndex: f._ng_task_index, rolloutIndex: f._ng_rollout_index };
+    const routed = tasks.groups.get(key.taskIndex)?.agent;
+    aggregate.add({ agent_ref: routed ? { name: routed } : agentRefOf({}), _ng_task_index: key.taskIndex, _ng_rollout_index: key.rolloutIndex, reward: 0, mask_sample: false });
   }
   await writeNemoGymFiles({ runDir, numRepeats, agentRefOf, failures, aggregate: aggregate.result() });
 }
@@ -98,7 +99,15 @@ async function writeNemoGymRunFiles(runDir: string, manifest: Manifest, groups: 
  * run's tasks the agent and environment that play each. A task whose repeats are lines of their own
  * (num_repeats by agent) is one task; each such line's task and repeat are kept by line.
  */
-async function taskSet(store: RunStore): Promise<{ ids: number[]; lines: number; groups: Map<number, TaskGroups>; repeatLines: Map<number, { taskIndex: number; rolloutIndex: number }> }> {
+interface TaskSet {
+  ids: number[];
+  lines: number;
+  groups: Map<number, TaskGroups>;
+  /** Each line of one repeat by its line in tasks.jsonl: the task and repeat it is. */
+  repeatLines: Map<number, { taskIndex: number; rolloutIndex: number }>;
+}
+
+async function taskSet(store: RunStore): Promise<TaskSet> {
   const ids: number[] = [];
   const seen = new Set<number>();
   const groups = new Map<number, TaskGroups>();

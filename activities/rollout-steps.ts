@@ -65,6 +65,14 @@ export function journalPath(runDir: string, key: RolloutKey): string {
   return path.join(runDir, 'work', `${rolloutId(key)}.jsonl`);
 }
 
+/** Who plays a rollout, as its record names them. */
+export interface PlayedBy {
+  environment: string;
+  agent: string;
+  taskIndex: number;
+  rolloutIndex: number;
+}
+
 /** Task rows of the runs this process works on, raw and validated; a run's tasks.jsonl never changes. */
 interface LoadedTask {
   raw: Record<string, unknown>;
@@ -223,6 +231,22 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     /** One agent turn; on the first, settles an already-recorded rollout or seeds the session. */
     async takeTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
       return playTurn(spec, key, step, journal).catch((e) => failedTry(journal, step, e));
+    },
+
+    /**
+     * Who plays the rollout, as its record will say: its row's environment and agent_ref, and the row's own task
+     * and repeat (a line of one repeat). A row that cannot be loaded (a bad task) is the run's.
+     */
+    async playedBy(spec: RolloutSpec, key: RolloutKey): Promise<PlayedBy> {
+      const task = await loadTask(spec, new RunStore(spec.runDir), key.taskIndex).catch(() => undefined);
+      if (!task) return { environment: spec.env.name, agent: recordAgentRef({}, spec.env.name, spec.agent).name, taskIndex: key.taskIndex, rolloutIndex: key.rolloutIndex };
+      const { raw, env, agent } = task;
+      return {
+        environment: env.name,
+        agent: recordAgentRef(raw, env.name, agent).name,
+        taskIndex: typeof raw._ng_task_index === 'number' ? raw._ng_task_index : key.taskIndex,
+        rolloutIndex: typeof raw._ng_rollout_index === 'number' ? raw._ng_rollout_index : key.rolloutIndex,
+      };
     },
 
     /** The harness that plays the rollout's row (its own way of playing, in a run that mixes them), if one does. */

@@ -1,12 +1,16 @@
 // NeMo Gym's agent composition (`--agent-type`): a standalone agent config leaves its resources server
 // unset (`???`); merged into a configuration, it is rehosted onto every other agent instance — each keeps
-// its own name, resources server, model server and datasets, so rows routed to it still find it — and the
-// standalone instance is dropped. Runs on the merged tree, before `???` values are reported as missing.
+// its own name, resources server, model server and datasets, so rows routed to it still find it, and takes
+// every other setting (system_prompt…) from the agent type — and the standalone instance is dropped. Runs
+// on the merged tree, before `???` values are reported as missing.
 import { GymError } from '../errors';
 import { clone, isMap, keyPath, type ConfigMap, type Sources } from './tree';
 
 const AGENTS = 'responses_api_agents';
-/** What a rehosted agent keeps of the instance it replaces. */
+/**
+ * What a rehosted agent keeps of the instance it replaces (NeMo Gym 0.7.0's carry-over keys); one the instance
+ * does not set is the agent type's own, as in NeMo Gym.
+ */
 const BINDINGS = ['resources_server', 'model_server', 'datasets'] as const;
 
 interface AgentInstance {
@@ -79,10 +83,7 @@ export function composeUnboundAgent(tree: ConfigMap, sources: Sources): Composit
   delete tree[source.name];
   for (const target of targets) {
     const composed = clone(source.settings);
-    for (const key of BINDINGS) {
-      if (Object.hasOwn(target.settings, key)) composed[key] = clone(target.settings[key]!);
-      else delete composed[key];
-    }
+    for (const key of BINDINGS) if (Object.hasOwn(target.settings, key)) composed[key] = clone(target.settings[key]!);
     tree[target.name] = { [AGENTS]: { [source.type]: composed } };
     const at = keyPath([target.name, AGENTS, source.type]);
     moveSources(sources, keyPath([source.name, AGENTS, source.type]), at);

@@ -1,6 +1,7 @@
 // `gym dataset collate`: the declared datasets of one mode merged into one JSONL per dataset type, each row
-// validated against its environment and stamped with the instance that declared it, streamed so a file of
-// any size is read in flat memory; every bad row is reported (file, line, field), and nothing is written then.
+// validated against its environment, stamped with the instance that declared it and written its dataset's
+// num_repeats times, streamed so a file of any size is read in flat memory; every bad row is reported (file,
+// line, field), and nothing is written then.
 import { createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,8 +16,10 @@ const MAX_SHOWN = 20;
 const CHUNK = 1 << 22;
 
 export interface CollateResult {
+  /** `rows`: the lines written, each dataset's rows times its num_repeats. */
   readonly outputs: { type: string; file: string; rows: number }[];
-  readonly datasets: { instance: string; name: string; type: string; file: string; rows: number }[];
+  /** `rows`: the dataset file's own rows. */
+  readonly datasets: { instance: string; name: string; type: string; file: string; rows: number; repeats: number }[];
 }
 
 export interface CollateOptions {
@@ -52,6 +55,9 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
       const writer = writers.get(dataset.type)!;
       const stamp: Record<string, unknown> = { task_source: dataset.instance };
       if (dataset.instanceType === 'responses_api_agents') stamp.agent_ref = { type: 'responses_api_agents', name: dataset.instance };
+      // NeMo Gym's DatasetConfig.num_repeats: each line written that many times in a row (abc → aabbcc), so a
+      // run counts the identical lines as repeats of one task (src/routing/from-config.ts).
+      const repeats = dataset.num_repeats ?? 1;
       let rows = 0;
       await eachLine(file, async (text, line) => {
         seen++;
@@ -70,14 +76,14 @@ export async function collate(opts: CollateOptions): Promise<CollateResult> {
           return;
         }
         rows++;
-        writer.rows++;
+        writer.rows += repeats;
         const out = stampedLine(text, row as Record<string, unknown>, stamp) + '\n';
-        writer.batch.push(out);
-        writer.batchBytes += out.length;
+        for (let r = 0; r < repeats; r++) writer.batch.push(out);
+        writer.batchBytes += out.length * repeats;
         if (writer.batchBytes >= BATCH_BYTES) await flush(writer);
       });
       if (rows === 0 && !problems.some((p) => p.startsWith(`${file}:`))) problems.push(`${file}: has no rows (dataset ${dataset.instance}/${dataset.name})`);
-      counts.push({ instance: dataset.instance, name: dataset.name, type: dataset.type, file, rows });
+      counts.push({ instance: dataset.instance, name: dataset.name, type: dataset.type, file, rows, repeats });
     }
     for (const w of writers.values()) await flush(w);
     await Promise.all([...writers.values()].map((w) => new Promise<void>((resolve, reject) => w.out.end((e?: Error | null) => (e ? reject(e) : resolve())))));

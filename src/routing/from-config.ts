@@ -105,7 +105,7 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
   if (split !== undefined) splitProblems(split, datasets).forEach(refuse);
 
   // The rows can be routed only once the input is known; the problems found so far are reported with theirs.
-  let input: { rows: Record<string, unknown>[]; from: string } | undefined;
+  let input: InputRows | undefined;
   if (inputKnown) {
     input = split !== undefined ? await splitRows(split, datasets, opts) : readRows(path.resolve(req.cwd, inputFile!), problems);
   }
@@ -134,7 +134,7 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
   if (problems.length) throw new GymError('BAD_INPUT', `the run cannot start: ${problems.length} problem(s) in its configuration, routing or data (nothing was started)`, problems);
   if (routed!.rows.length === 0) throw new GymError('BAD_INPUT', `${input!.from} has no task rows`);
 
-  const lines = materialize(routed!.rows, repeats?.perRow);
+  const { lines, perLine, tasks } = materialize(routed!.rows, input!.texts, repeats?.uniform ?? 1, repeats?.perRow);
   const playing = waysOfPlaying(routed!.rows);
   const hash = createHash('sha256');
   for (const line of lines) hash.update(line + '\n');
@@ -144,10 +144,10 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     lines,
     datasetHash: hash.digest('hex'),
     environments: uniqueEnvs(routed!.rows.map((r) => r.env)),
-    ...(repeats?.perRow ? { numRepeats: 1 } : repeats?.uniform !== undefined ? { numRepeats: repeats.uniform } : {}),
+    ...(perLine ? { numRepeats: 1 } : repeats?.uniform !== undefined ? { numRepeats: repeats.uniform } : {}),
     ...(history.policy ? { historyPolicy: history.policy } : {}),
     modelServer: modelServerOf(agentsUsed, graph),
-    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split, repeats?.perRow), ...(playing ? [playing] : [])],
+    summary: [...compositionSummary(loaded), ...summarize(routed!.rows, input!.from, split, repeats?.perRow, tasks), ...(playing ? [playing] : [])],
     ...(playing ? { playing } : {}),
     warnings: [...new Set(warnings)],
   };
@@ -180,8 +180,15 @@ function splitProblems(split: string, datasets: readonly DeclaredDataset[]): Pro
   return [`No dataset of type \`${split}\` is declared in this configuration, so \`--split ${split}\` has nothing to run. Declared datasets: ${declared.length ? declared.join('; ') : 'none'}`];
 }
 
-/** A split's rows: its declared datasets collated (validated, stamped with task_source) into a scratch folder. */
-async function splitRows(split: string, datasets: readonly DeclaredDataset[], opts: LoadOptions): Promise<{ rows: Record<string, unknown>[]; from: string }> {
+/** The input's rows, each with its line's text (identical lines are repeats of one task). */
+interface InputRows {
+  readonly rows: Record<string, unknown>[];
+  readonly texts: string[];
+  readonly from: string;
+}
+
+/** A split's rows: its declared datasets collated (validated, stamped, repeated) into a scratch folder. */
+async function splitRows(split: string, datasets: readonly DeclaredDataset[], opts: LoadOptions): Promise<InputRows> {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'gym-split-'));
   try {
     await collate({
@@ -190,30 +197,33 @@ async function splitRows(split: string, datasets: readonly DeclaredDataset[], op
       outputDir: scratch,
       locate: (d) => findFile(d.jsonl_fpath, opts, d.declaredIn, `${d.declaredIn ?? 'configuration'}: dataset ${d.instance}/${d.name}`),
     });
-    const text = readFileSync(path.join(scratch, `${split}.jsonl`), 'utf8');
-    return { rows: text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>), from: `the ${split} datasets` };
+    const texts = readFileSync(path.join(scratch, `${split}.jsonl`), 'utf8').split('\n').filter(Boolean);
+    return { rows: texts.map((l) => JSON.parse(l) as Record<string, unknown>), texts, from: `the ${split} datasets` };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-function readRows(file: string, problems: Problems): { rows: Record<string, unknown>[]; from: string } | undefined {
+function readRows(file: string, problems: Problems): InputRows | undefined {
   if (!existsSync(file)) {
     problems.push(`--input file ${file} does not exist`);
     return undefined;
   }
   const rows: Record<string, unknown>[] = [];
+  const texts: string[] = [];
   readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
     if (!text.trim()) return;
     try {
       const value: unknown = JSON.parse(text);
-      if (isMap(value)) rows.push(value as Record<string, unknown>);
-      else problems.push(`${file}:${i + 1}: a task row must be a JSON object`);
+      if (isMap(value)) {
+        rows.push(value as Record<string, unknown>);
+        texts.push(text);
+      } else problems.push(`${file}:${i + 1}: a task row must be a JSON object`);
     } catch (e) {
       problems.push(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
     }
   });
-  return { rows, from: file };
+  return { rows, texts, from: file };
 }
 
 /** Each routed row checked against the environment it will be played against, naming its input line and agent. */
@@ -229,24 +239,35 @@ function rowProblems(rows: readonly RoutedRow[]): Problems {
 /**
  * The rows as the run's task file: each stamped with its environment. A task played by several agents
  * becomes one task per agent, so indices are then given by position (every record keeps its own pair).
- * With repeats per row (num_repeats by agent), each repeat is a line of its own with its `_ng_rollout_index`,
- * and a task's index is the line of its first repeat (where reverify finds it by `_ng_task_index`).
+ * As NeMo Gym's rollout collection counts them, identical input lines without an `_ng_task_index` (a declared
+ * dataset's num_repeats writes each line that many times) are one task, played once per line, per agent.
+ * When a task's repeats are then not the run's one number (those lines, or num_repeats by agent), each
+ * repeat is a line of its own with its `_ng_rollout_index`, and a task's index is the line of its first
+ * repeat (where reverify finds it by `_ng_task_index`).
  */
-function materialize(rows: readonly RoutedRow[], repeats?: readonly number[]): string[] {
-  const fannedOut = new Set(rows.map((r) => r.source)).size !== rows.length;
-  if (!repeats) {
-    return rows.map((r) => {
+function materialize(rows: readonly RoutedRow[], texts: readonly string[], uniform: number, perRow?: readonly number[]): { lines: string[]; perLine: boolean; tasks: number } {
+  const groups = new Map<string, { row: RoutedRow; repeats: number }>();
+  rows.forEach((r, i) => {
+    const key = r.row._ng_task_index === undefined ? `${r.agent}\n${texts[r.source]}` : `#${i}`;
+    const group = groups.get(key);
+    if (group) group.repeats += perRow?.[i] ?? uniform;
+    else groups.set(key, { row: r, repeats: perRow?.[i] ?? uniform });
+  });
+  if (!perRow && groups.size === rows.length) {
+    const fannedOut = new Set(rows.map((r) => r.source)).size !== rows.length;
+    const lines = rows.map((r) => {
       const { _ng_task_index: index, ...rest } = r.row;
       return JSON.stringify({ ...rest, ...(fannedOut || index === undefined ? {} : { _ng_task_index: index }), [ROW_ENVIRONMENT]: r.env });
     });
+    return { lines, perLine: false, tasks: rows.length };
   }
   const lines: string[] = [];
-  rows.forEach((r, i) => {
+  for (const { row: r, repeats } of groups.values()) {
     const { _ng_task_index: _index, _ng_rollout_index: _repeat, ...rest } = r.row;
     const task = lines.length;
-    for (let repeat = 0; repeat < repeats[i]!; repeat++) lines.push(JSON.stringify({ ...rest, _ng_task_index: task, _ng_rollout_index: repeat, [ROW_ENVIRONMENT]: r.env }));
-  });
-  return lines;
+    for (let repeat = 0; repeat < repeats; repeat++) lines.push(JSON.stringify({ ...rest, _ng_task_index: task, _ng_rollout_index: repeat, [ROW_ENVIRONMENT]: r.env }));
+  }
+  return { lines, perLine: true, tasks: groups.size };
 }
 
 function uniqueEnvs(envs: readonly EnvRef[]): EnvRef[] {
@@ -267,7 +288,7 @@ function compositionSummary(loaded: LoadedConfig): string[] {
   return c ? [`agent type ${c.agentType}${c.from ? ` (${c.from})` : ''} plays for ${c.targets.join(', ')}`] : [];
 }
 
-function summarize(rows: readonly RoutedRow[], from: string, split: string | undefined, repeats: readonly number[] | undefined): string[] {
+function summarize(rows: readonly RoutedRow[], from: string, split: string | undefined, repeats: readonly number[] | undefined, tasks: number): string[] {
   const counts = new Map<string, number>();
   const perAgent = new Map<string, Set<number>>();
   rows.forEach((r, i) => {
@@ -278,6 +299,7 @@ function summarize(rows: readonly RoutedRow[], from: string, split: string | und
   return [
     `input: ${from}${split ? ` (split ${split})` : ''}: ${new Set(rows.map((r) => r.source)).size} rows, ${rows.length} tasks after routing`,
     ...[...counts.entries()].map(([k, n]) => `  ${k}: ${n} tasks`),
+    ...(tasks < rows.length ? [`identical rows are repeats of one task (a dataset's num_repeats): ${rows.length} tasks → ${tasks}`] : []),
     ...(repeats ? [`num_repeats per agent: ${[...perAgent.entries()].map(([a, k]) => `${a} ${[...k].sort((x, y) => x - y).join('/')}`).join(', ')}`] : []),
   ];
 }

@@ -93,14 +93,14 @@ export interface RunFilesInput {
   aggregate: AgentAggregate[];
 }
 
-/** Every task of tasks.jsonl by its `_ng_task_index` (or line order), read line by line. */
-async function* tasksOf(runDir: string): AsyncGenerator<{ index: number; task: Row }> {
+/** Every line of tasks.jsonl with its task's `_ng_task_index` (or line order) and its line, read line by line. */
+async function* tasksOf(runDir: string): AsyncGenerator<{ index: number; line: number; task: Row }> {
   const lines = createInterface({ input: createReadStream(path.join(runDir, 'tasks.jsonl')), crlfDelay: Infinity });
   let n = 0;
-  for await (const line of lines) {
-    if (!line) continue;
-    const task = JSON.parse(line) as Row;
-    yield { index: typeof task._ng_task_index === 'number' ? task._ng_task_index : n, task };
+  for await (const text of lines) {
+    if (!text) continue;
+    const task = JSON.parse(text) as Row;
+    yield { index: typeof task._ng_task_index === 'number' ? task._ng_task_index : n, line: n, task };
     n++;
   }
 }
@@ -108,22 +108,31 @@ async function* tasksOf(runDir: string): AsyncGenerator<{ index: number; task: R
 /** Writes NeMo Gym's three files beside the run's rollouts.jsonl; each is whole or absent. */
 export async function writeNemoGymFiles(input: RunFilesInput): Promise<void> {
   const { runDir, numRepeats, agentRefOf } = input;
-  const failedTasks = new Set(input.failures.map((f) => f._ng_task_index));
-  const failedTaskRows = new Map<number, Row>();
+  // The sidecar names a rollout by its task's index, or, when each repeat is a line of its own (num_repeats
+  // by agent, a dataset's repeated lines), by that line (see activities/results.ts): both are looked up.
+  const named = new Set(input.failures.map((f) => f._ng_task_index));
+  const byIndex = new Map<number, Row>();
+  const byLine = new Map<number, { task: Row; index: number; rollout: number }>();
   await writeLines(path.join(runDir, NEMO_GYM_FILES.materializedInputs), (async function* () {
-    for await (const { index, task } of tasksOf(runDir)) {
-      if (failedTasks.has(index)) failedTaskRows.set(index, task);
+    for await (const { index, line, task } of tasksOf(runDir)) {
       const agentRef = agentRefOf(task);
-      // A line of one repeat (num_repeats by agent) is that repeat alone.
-      if (typeof task._ng_rollout_index === 'number') yield materializedRow(task, index, task._ng_rollout_index, agentRef);
-      else for (let r = 0; r < numRepeats; r++) yield materializedRow(task, index, r, agentRef);
+      // A line of one repeat is that repeat alone.
+      if (typeof task._ng_rollout_index === 'number') {
+        if (named.has(line)) byLine.set(line, { task, index, rollout: task._ng_rollout_index });
+        yield materializedRow(task, index, task._ng_rollout_index, agentRef);
+      } else {
+        if (named.has(index)) byIndex.set(index, task);
+        for (let r = 0; r < numRepeats; r++) yield materializedRow(task, index, r, agentRef);
+      }
     }
   })());
   await writeLines(
     path.join(runDir, NEMO_GYM_FILES.failures),
     input.failures.map((f) => {
-      const task = failedTaskRows.get(f._ng_task_index);
-      return failureRow(f, task, task ? agentRefOf(task) : agentRefOf({}));
+      const repeat = byLine.get(f._ng_task_index);
+      if (repeat) return failureRow({ ...f, _ng_task_index: repeat.index, _ng_rollout_index: repeat.rollout }, repeat.task, agentRefOf(repeat.task));
+      const task = byIndex.get(f._ng_task_index);
+      return failureRow(f, task, agentRefOf(task ?? {}));
     }),
   );
   await writeFileAtomic(path.join(runDir, NEMO_GYM_FILES.aggregateMetrics), JSON.stringify(input.aggregate, null, 2) + '\n');

@@ -1,13 +1,17 @@
 // `gym api serve` as a real subprocess, the way another service meets it: its token from a named
 // environment variable, a run started and followed with @gymflow/client, and the same process's worker
 // serving a run that Python started through the official temporalio SDK from the published JSON Schema.
+// A configured run's model key (a fake OpenAI upstream checks it arrives) goes nowhere else; another key for
+// the same model server is refused.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { GymflowClient } from '../../clients/typescript/src/index';
+import { fetchRunHistories } from '../../src/audit/history-files';
+import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../gateway/fake_openai_upstream';
 import { gymHere } from '../helpers/gym-here';
 import { clientsPython } from '../helpers/python-clients';
 import { tempDir } from '../helpers/run';
@@ -25,12 +29,16 @@ const FAN_OUT = '+agent_map={string_match: [string_match_simple_agent, string_ma
 let temporal: TestServer;
 let api: ApiProcess;
 let runsDir: string;
+let stateDir: string;
+let upstream: FakeOpenAIUpstream;
+/** The variable a configuration's key for model server `keyed_model` is lent under, allowed to runs. */
+const KEYED_VARIABLE = 'GYMFLOW_API_KEY_KEYED_MODEL';
 
 beforeAll(async () => {
-  temporal = await startTestServer();
+  [temporal, upstream] = await Promise.all([startTestServer(), startFakeOpenAIUpstream()]);
   runsDir = await tempDir('gymflow-api-cli-runs-');
-  const stateDir = await tempDir('gymflow-api-cli-state-');
-  api = await spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE], {
+  stateDir = await tempDir('gymflow-api-cli-state-');
+  api = await spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE, '--allow-secret-env', KEYED_VARIABLE], {
     GYM_API_TOKEN: TOKEN,
     TEMPORAL_ADDRESS: temporal.address,
     GYMFLOW_LOG_LEVEL: 'info',
@@ -39,8 +47,27 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.stop();
+  await upstream?.close();
   await temporal?.stop();
 });
+
+/** Every file's text under a folder. */
+function textsUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? textsUnder(file) : [readFileSync(file, 'utf8')];
+  });
+}
+
+/** Every string of a JSON history, and each decoded as base64 too (payload data is). */
+function historyTexts(json: string): string[] {
+  const out: string[] = [];
+  JSON.parse(json, (_k, v: unknown) => {
+    if (typeof v === 'string') out.push(v, Buffer.from(v, 'base64').toString('utf8'));
+    return v;
+  });
+  return out;
+}
 
 describe('gym api serve', () => {
   it('listens on loopback only by default, and runs what it is sent with its own worker', async () => {
@@ -104,5 +131,58 @@ describe('gym api serve', () => {
     const stray = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'mcqa', model: 'mock', input: MCQA, split: 'benchmark' }) });
     expect(stray.status).toBe(400);
     expect(await stray.json()).toEqual({ error: { code: 'BAD_INPUT', message: 'split goes with config_paths (a NeMo Gym configuration)', field: 'split' } });
+  }, 240_000);
+
+  it("lends a configuration's model key to its run and nowhere else, and refuses another key for the same model server", async () => {
+    const dir = await tempDir('gymflow-api-keyed-');
+    const configWith = async (name: string, key: string) => {
+      const file = path.join(dir, `${name}.yaml`);
+      const config = {
+        mcqa: { resources_servers: { mcqa: { entrypoint: 'app.py' } } },
+        mcqa_simple_agent: { responses_api_agents: { simple_agent: { entrypoint: 'app.py', resources_server: { type: 'resources_servers', name: 'mcqa' }, model_server: { type: 'responses_api_models', name: 'keyed_model' } } } },
+        keyed_model: { responses_api_models: { openai_model: { entrypoint: 'app.py', openai_base_url: upstream.url, openai_api_key: key, openai_model: 'keyed-test-model' } } },
+      };
+      await writeFile(file, JSON.stringify(config)); // JSON is YAML
+      return file;
+    };
+    const FIRST = 'sk-first-request-key-5b1f0c';
+    const SECOND = 'sk-second-request-key-9e27d4';
+    const input = path.join(dir, 'rows.jsonl');
+    await writeFile(input, readFileSync(MCQA, 'utf8').split('\n').filter(Boolean).slice(0, 1).map((l) => JSON.stringify({ ...JSON.parse(l), task_source: 'mcqa_simple_agent' }) + '\n').join(''));
+    const gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+    const started = await gym.startRun({ config_paths: [await configWith('first', FIRST)], input }, { idempotencyKey: 'keyed-first' });
+    const end = await gym.waitForEnd(started.run_id);
+    expect(end).toMatchObject({ status: 'completed', metrics: { rollouts_recorded: 1 } });
+    // The upstream got the first request's key.
+    const keyed = upstream.requests.filter((r) => r.body?.model === 'keyed-test-model');
+    expect(keyed.length).toBeGreaterThan(0);
+    for (const r of keyed) expect(r.headers.authorization).toBe(`Bearer ${FIRST}`);
+
+    // Another key for the same model server: refused before anything starts, naming the server, never the keys.
+    const folders = readdirSync(runsDir);
+    const res = await fetch(`${api.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ config_paths: [await configWith('second', SECOND)], input, request_id: 'keyed-second' }),
+    });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('BAD_INPUT');
+    expect(error.message).toContain(`model server "keyed_model": its key differs from the one this process already holds for that name in ${KEYED_VARIABLE}`);
+    expect(error.message).not.toContain('sk-');
+    expect(readdirSync(runsDir)).toEqual(folders);
+    const sent = upstream.requests.length;
+    // The same key again is fine (one key per name).
+    const again = await gym.startRun({ config_paths: [await configWith('again', FIRST)], input }, { idempotencyKey: 'keyed-again' });
+    expect((await gym.waitForEnd(again.run_id)).status).toBe('completed');
+    expect(upstream.requests.slice(sent).every((r) => r.headers.authorization === `Bearer ${FIRST}`)).toBe(true);
+
+    // Neither key is in a workflow input or history, a run's files, the request ledger, or the API's log.
+    const client = await temporal.client();
+    const histories = [...(await fetchRunHistories(client, started.workflow_id)), ...(await fetchRunHistories(client, again.workflow_id))];
+    expect(histories.length).toBeGreaterThan(0);
+    const everywhere = [...histories.flatMap((h) => historyTexts(h.json)), ...textsUnder(started.run_dir), ...textsUnder(again.run_dir), ...textsUnder(stateDir), api.log()];
+    expect(everywhere.some((t) => t.includes(KEYED_VARIABLE))).toBe(true);
+    for (const secret of [FIRST, SECOND]) expect(everywhere.filter((t) => t.includes(secret))).toEqual([]);
   }, 240_000);
 });

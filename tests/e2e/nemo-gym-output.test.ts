@@ -1,11 +1,14 @@
 // `--output-format nemo-gym` end to end (real Temporal dev server, in-process worker): the files NeMo Gym
 // 0.7.0's rollout collection writes, beside rollouts.jsonl, with its fields, for a run that scores (mock
-// policy on mcqa, two repeats) and for one whose every rollout failed (a fake OpenAI upstream answering 500).
-import { readFileSync } from 'node:fs';
+// policy on mcqa, two repeats) and for runs whose every rollout failed (a fake OpenAI upstream answering 500),
+// one of them routed with num_repeats by agent (each repeat a task line of its own).
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRunConfig } from '../../src/cli/commands/eval-run';
 import { parseModelSpec } from '../../src/gateway/spec';
+import { resolveConfigRun } from '../../src/routing/from-config';
+import { PACKAGE_ROOT } from '../../src/util/paths';
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from '../gateway/fake_openai_upstream';
 import { gymHere } from '../helpers/gym-here';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
@@ -112,5 +115,44 @@ describe('gym eval run --output-format nemo-gym', () => {
     expect(entry.agent_metrics['mean/reward']).toBe(0);
     expect(entry.group_level_metrics.map((g: any) => g.num_rollouts)).toEqual([2, 2]);
     upstream.recover();
+  });
+
+  it('num_repeats by agent: each failure row carries its own task, agent and repeat', async () => {
+    const dir = await tempDir('gymflow-ng-output-');
+    // string_match's first row, played once by one agent and twice by the other, as the routing writes it.
+    const row = { ...JSON.parse(readFileSync(path.join(FIXTURES, 'string_match', 'example.jsonl'), 'utf8').split('\n')[0]!), task_source: 'string_match' };
+    writeFileSync(path.join(dir, 'input.jsonl'), JSON.stringify(row) + '\n');
+    const routed = await resolveConfigRun({
+      files: [path.resolve(import.meta.dirname, '../fixtures/routing/three-environments.yaml')],
+      overrides: ['+agent_map={string_match: [string_match_simple_agent, string_match_second_agent]}', '+num_repeats={string_match_second_agent: 2, _default: 1}'],
+      envYaml: '/dev/null',
+      cwd: PACKAGE_ROOT,
+      env: {},
+      input: path.join(dir, 'input.jsonl'),
+    });
+    expect(routed.lines).toHaveLength(3);
+    writeFileSync(path.join(dir, 'tasks.jsonl'), routed.lines.join('\n') + '\n');
+    const runDir = path.join(dir, 'run');
+    const config = {
+      ...runConfig({ runDir, envName: 'string_match', inputFile: path.join(dir, 'tasks.jsonl'), numRepeats: routed.numRepeats, maximumAttempts: 1 }),
+      model: parseModelSpec({ backend: 'openai', model: 'gpt-test', base_url: upstream.url, api_key_env: 'GYMFLOW_NG_OUTPUT_KEY' }),
+      outputFormat: 'nemo-gym' as const,
+      countAsZero: ['model_error' as const],
+    };
+    upstream.failWith(500, 'the upstream is overloaded');
+    const result = await runInProcess(server, config);
+    upstream.recover();
+    expect(result.metrics.rollouts_failed).toBe(3);
+
+    // What each failure should name, from the routed lines alone: its task, its repeat, its agent.
+    const plays = routed.lines.map((l) => JSON.parse(l)).map((t) => `${t._ng_task_index}/${t._ng_rollout_index} ${t.agent_ref.name} ${t.task_source}`);
+    const failures = readJsonl(path.join(runDir, 'rollouts_failures.jsonl'));
+    expect(failures.map((f) => `${f._ng_task_index}/${f._ng_rollout_index} ${f.agent_ref.name} ${f.task_source}`).sort()).toEqual(plays.sort());
+    const materialized = readJsonl(path.join(runDir, 'rollouts_materialized_inputs.jsonl'));
+    expect(materialized.map((m) => `${m._ng_task_index}/${m._ng_rollout_index} ${m.agent_ref.name} ${m.task_source}`).sort()).toEqual(plays.sort());
+    // Counted as zero, each under its own agent and task: the second agent's one task has two rollouts.
+    const entries = readJson(path.join(runDir, 'rollouts_aggregate_metrics.json'));
+    const groups = Object.fromEntries(entries.map((e: any) => [e.agent_ref.name, e.group_level_metrics.map((g: any) => g.num_rollouts)]));
+    expect(groups).toEqual({ string_match_simple_agent: [1], string_match_second_agent: [2] });
   });
 });

@@ -46,10 +46,31 @@ describe('composing an unbound agent', () => {
     expect(composed).toEqual({ agentType: 'pi_agent', from: 'pi.yaml', targets: ['a', 'b'] });
     expect(tree.pi).toBeUndefined();
     expect(tree.a).toEqual(agent('pi_agent', { resources_server: ref('resources_servers', 'ra'), model_server: ref('responses_api_models', 'm1'), datasets: [{ name: 'd' }], sandbox: 'docker' }));
-    // b had no model server of its own: it keeps none rather than the standalone config's placeholder.
-    expect(tree.b).toEqual(agent('pi_agent', { resources_server: ref('resources_servers', 'rb'), sandbox: 'docker' }));
+    // b had no model server of its own: it takes the agent type's, as NeMo Gym carries over only what the instance sets.
+    expect(tree.b).toEqual(agent('pi_agent', { resources_server: ref('resources_servers', 'rb'), model_server: ref('responses_api_models', 'policy_model'), sandbox: 'docker' }));
     expect(sources.get('a.responses_api_agents.pi_agent.sandbox')).toBe('pi.yaml');
     expect(sources.get('a.responses_api_agents.pi_agent.datasets')).toBe('mine.yaml');
+  });
+
+  it("keeps only the replaced agent's bindings: its system_prompt gives way to the agent type's, as in NeMo Gym", () => {
+    const tree: ConfigMap = {
+      a: agent('simple_agent', { resources_server: ref('resources_servers', 'ra'), system_prompt: 'the replaced agent prompt', max_steps: 3 }),
+      b: agent('pi_agent', { resources_server: ref('resources_servers', 'rb'), model_server: ref('responses_api_models', '???'), system_prompt: 'b prompt' }),
+      pi: agent('pi_agent', { resources_server: ref('resources_servers', '???'), system_prompt: 'the agent type prompt' }),
+    };
+    composeUnboundAgent(tree, new Map());
+    expect(tree.a).toEqual(agent('pi_agent', { resources_server: ref('resources_servers', 'ra'), system_prompt: 'the agent type prompt' }));
+    // A binding left unset (???) stays unset, to be reported, rather than taking the agent type's.
+    expect(tree.b).toEqual(agent('pi_agent', { resources_server: ref('resources_servers', 'rb'), model_server: ref('responses_api_models', '???'), system_prompt: 'the agent type prompt' }));
+  });
+
+  it("gives the harness the agent type's system_prompt, set in its file or by an override on its instance", async () => {
+    const prompt = (run: Awaited<ReturnType<typeof resolveConfigRun>>) => (JSON.parse(run.lines[0]!) as { _gf_environment: { harness?: { system_prompt?: string } } })._gf_environment.harness?.system_prompt;
+    const replaced = '+swe_repair_agent.responses_api_agents.simple_agent.system_prompt=the replaced agent prompt';
+    const base = { input: SWE_TASKS, agentType: 'pi_agent', agent: 'swe_repair_agent', limit: 1 };
+    expect(prompt(await resolveConfigRun(request({ ...base, overrides: [replaced] })))).toBeUndefined();
+    const own = await resolveConfigRun(request({ ...base, overrides: [replaced, '++pi_agent.responses_api_agents.pi_agent.system_prompt=Answer in one word.'] }));
+    expect(prompt(own)).toBe('Answer in one word.');
   });
 
   it('does nothing without an unbound agent, and refuses two of them or nothing to rehost on', () => {

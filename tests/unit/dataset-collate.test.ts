@@ -5,6 +5,8 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { environmentNames } from '../../src/environments/registry';
 import { stampedLine } from '../../src/datasets/collate';
+import { resolveConfigRun } from '../../src/routing/from-config';
+import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
 import { tempDir } from '../helpers/run';
 
@@ -60,6 +62,33 @@ describe('gym dataset collate', () => {
     const multi = rows(path.join(NEMO, 'example_multi_step/example.jsonl')).length;
     expect(collated.map((row) => row.task_source)).toEqual([...Array(mcqa).fill('mcqa_agent'), ...Array(multi).fill('example_multi_step_agent')]);
     expect(collated.some((row) => '_ng_task_index' in row)).toBe(false);
+  });
+
+  it("writes each line of a dataset num_repeats times, which a --split run plays as repeats of one task, as NeMo Gym does", async () => {
+    const config = twoEnvConfig({
+      mcqa: [{ name: 'train', type: 'train', license: 'MIT', num_repeats: 3, jsonl_fpath: path.join(NEMO, 'mcqa/example.jsonl') }],
+      string_match: [{ name: 'val', type: 'validation', license: 'MIT', jsonl_fpath: path.join(NEMO, 'string_match/example.jsonl') }],
+    });
+    const out = path.join(dir, 'out');
+    const r = await gymHere(['dataset', 'collate', '--config', config, '--output-dir', out, '--mode', 'train_preparation']);
+    expect(r.code, r.stderr).toBe(0);
+    const source: Record<string, unknown>[] = rows(path.join(NEMO, 'mcqa/example.jsonl')).map((row) => ({ ...row, task_source: 'mcqa_agent', agent_ref: { type: 'responses_api_agents', name: 'mcqa_agent' } }));
+    // abc → aaabbbccc
+    expect(rows(path.join(out, 'train.jsonl'))).toEqual(source.flatMap((row) => [row, row, row]));
+    expect(rows(path.join(out, 'validation.jsonl'))).toHaveLength(rows(path.join(NEMO, 'string_match/example.jsonl')).length);
+    expect(r.stdout).toContain(`mcqa_agent/train (train): ${source.length} rows from ${path.join(NEMO, 'mcqa/example.jsonl')}, each written 3 times (num_repeats)`);
+    expect(r.stdout).toMatch(new RegExp(`^train: ${source.length * 3} rows → `, 'm'));
+
+    // The run: each source row one task of 3 repeats, × the run's num_repeats when it has one.
+    const request = { files: [config], overrides: [], envYaml: '/dev/null', cwd: PACKAGE_ROOT, env: {}, split: 'train' };
+    for (const [runRepeats, expected] of [[undefined, 3], [2, 6]] as const) {
+      const run = await resolveConfigRun({ ...request, ...(runRepeats ? { overrides: [`+num_repeats=${runRepeats}`] } : {}) });
+      expect(run.numRepeats ?? 1).toBe(1);
+      const lines = run.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.map((l) => [l._ng_task_index, l._ng_rollout_index])).toEqual(source.flatMap((_, t) => Array.from({ length: expected }, (_, k) => [t * expected, k])));
+      lines.forEach((l, i) => expect(l.responses_create_params).toEqual(source[Math.floor(i / expected)]!.responses_create_params));
+      expect(run.summary).toContain(`identical rows are repeats of one task (a dataset's num_repeats): ${source.length * 3} tasks → ${source.length}`);
+    }
   });
 
   it('reports every bad row with its file, line and field, and writes nothing', async () => {

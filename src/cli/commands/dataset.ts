@@ -46,7 +46,7 @@ export async function datasetCollate(argv: string[], _logger: Logger, say: (line
     locate: (d) => findFile(d.jsonl_fpath, opts, d.declaredIn, `${d.declaredIn ?? 'configuration'}: dataset ${d.instance}/${d.name}`),
     onProgress: (rows) => process.stderr.write(`collating: ${rows.toLocaleString('en-US')} rows checked\n`),
   });
-  for (const d of result.datasets) say(`${d.instance}/${d.name} (${d.type}): ${d.rows} rows from ${d.file}`);
+  for (const d of result.datasets) say(`${d.instance}/${d.name} (${d.type}): ${d.rows} rows from ${d.file}${d.repeats > 1 ? `, each written ${d.repeats} times (num_repeats)` : ''}`);
   for (const o of result.outputs) say(`${o.type}: ${o.rows} rows → ${o.file}`);
 }
 

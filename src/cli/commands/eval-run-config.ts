@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { formatHistoryPolicy } from '../../agents/history-policy';
 import { SERVER_TYPES } from '../../config/check';
 import { isMap } from '../../config/tree';
+import { GymError } from '../../errors';
 import type { ConfigRun } from '../../routing/from-config';
 
 type Flags = Record<string, string>;
@@ -36,29 +37,47 @@ export function configRunFlags(run: ConfigRun): Flags {
 }
 
 /**
- * The policy model from the model server the routed agents use. Its key, when the configuration holds
- * one, is put in this process's environment under a variable the run names: runs carry names, never keys.
+ * The policy model from the model server the routed agents use. Its key, when the configuration holds one,
+ * is named by a variable (`lendModelKey` puts it there): runs carry names, never keys.
  */
 function modelFlags(run: ConfigRun): Flags {
   const server = run.modelServer;
   if (!server) return {};
   const c = server.config;
-  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   let flags: Flags;
-  let key: string | undefined;
-  if (server.implementation === 'openai_model') {
-    flags = { model: 'openai', ...opt('model-name', text(c.openai_model)), ...opt('model-url', text(c.openai_base_url)) };
-    key = text(c.openai_api_key);
-  } else if (server.implementation === 'vllm_model') {
-    flags = { model: 'vllm', ...opt('model-name', text(c.model)), ...opt('model-url', Array.isArray(c.base_url) ? text(c.base_url[0]) : text(c.base_url)) };
-    key = text(c.api_key);
-  } else return {};
-  if (key) {
-    const variable = `GYMFLOW_API_KEY_${server.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
-    process.env[variable] ??= key;
-    flags['api-key-env'] = variable;
+  if (server.implementation === 'openai_model') flags = { model: 'openai', ...opt('model-name', text(c.openai_model)), ...opt('model-url', text(c.openai_base_url)) };
+  else if (server.implementation === 'vllm_model') flags = { model: 'vllm', ...opt('model-name', text(c.model)), ...opt('model-url', Array.isArray(c.base_url) ? text(c.base_url[0]) : text(c.base_url)) };
+  else return {};
+  const key = modelKey(run);
+  return key ? { ...flags, 'api-key-env': key.variable } : flags;
+}
+
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** The key the configuration's policy model server holds, and the variable a run names it by. */
+function modelKey(run: ConfigRun): { server: string; variable: string; key: string } | undefined {
+  const server = run.modelServer;
+  if (!server) return undefined;
+  const key = text(server.implementation === 'openai_model' ? server.config.openai_api_key : server.implementation === 'vllm_model' ? server.config.api_key : undefined);
+  return key ? { server: server.name, variable: `GYMFLOW_API_KEY_${server.name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`, key } : undefined;
+}
+
+/**
+ * Puts the configuration's model key in this process's environment, where its worker's gateway reads it.
+ * One process holds one key per variable (per model-server name), for every run it starts (the trigger API
+ * starts many): a key that differs from the one held is refused, never silently replaced by it.
+ */
+export function lendModelKey(run: ConfigRun): void {
+  const lent = modelKey(run);
+  if (!lent) return;
+  const held = process.env[lent.variable];
+  if (held === undefined) process.env[lent.variable] = lent.key;
+  else if (held !== lent.key) {
+    throw new GymError(
+      'BAD_INPUT',
+      `model server "${lent.server}": its key differs from the one this process already holds for that name in ${lent.variable} (lent to an earlier run, or set in its environment); a process holds one key per model-server name, so give this model server another name, or set the model's key with the run's own settings`,
+    );
   }
-  return flags;
 }
 
 const opt = (flag: string, value: string | undefined): Flags => (value === undefined ? {} : { [flag]: value });

@@ -11,7 +11,7 @@ import { harnessRefusal } from '../../harnesses/task';
 import { endpointsOf, unreachableEndpoints } from '../../gateway/probe';
 import { MATERIALIZED_INPUTS, resolveConfigRun, type ConfigRun } from '../../routing/from-config';
 import { writeFileAtomic } from '../../store/jsonl';
-import { configRunFlags, isNemoGymConfigFile } from './eval-run-config';
+import { configRunFlags, isNemoGymConfigFile, lendModelKey } from './eval-run-config';
 import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
@@ -355,6 +355,9 @@ function outputFormatFlag(values: Values): OutputFormat | undefined {
  */
 export function routedRunConfig(run: ConfigRun, flags: Values, warn: (message: string) => void): { settings: Values; config: RunConfig } {
   const settings = { ...configRunFlags(run), ...flags };
+  // The configuration's key is lent only to a run that plays its model (flags may name another), and
+  // refused (before the run folder is made) when it differs from the one this process holds.
+  if (flags.model === undefined && flags['api-key-env'] === undefined) lendModelKey(run);
   return { settings, config: buildRunConfig(settings, warn, { env: run.environments[0]!, environments: run.environments }) };
 }
 
