@@ -5,6 +5,7 @@ import { randomUUID, createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { GymError } from '../errors';
+import { isSecretName } from '../util/secrets';
 import { buildRunConfig, EVAL_RUN_FLAG_NAMES, routedRunConfig } from '../cli/commands/eval-run';
 import { resolveConfigRun } from '../routing/from-config';
 import { configToFlags, settingOfFlag } from '../cli/config-file';
@@ -79,6 +80,22 @@ export interface PlannedRun {
 /** What only a run from a NeMo Gym configuration takes. */
 const CONFIG_FIELDS = ['config_paths', 'overrides', 'split', 'agent_name', 'agent_type', 'allow_unsupported_pairing'] as const;
 
+/**
+ * A request is kept whole in the request ledger (to start its run again after a restart), so a key must come
+ * by reference: an override that writes a secret-named setting must be an interpolation (`${env:VAR}`, VAR
+ * lent by --allow-secret-env), never the key itself.
+ */
+function inlineSecretProblem(overrides: readonly string[]): void {
+  overrides.forEach((override, i) => {
+    const eq = override.indexOf('=');
+    if (eq < 0) return;
+    const keyPath = override.slice(0, eq).replace(/^\+{1,2}/, '');
+    const value = override.slice(eq + 1).trim();
+    if (!isSecretName(keyPath.split('.').at(-1) ?? '') || value === '' || value === 'null' || /^\$\{[^}]+\}$/.test(value)) return;
+    throw fieldError('BAD_INPUT', `overrides[${i}] sets ${keyPath} to a value: a request passes a key by reference (${keyPath}=\${env:VAR}, with VAR allowed by --allow-secret-env), never inline, since requests are kept in the request ledger`, 'overrides');
+  });
+}
+
 /** The configuration `gym eval run` would build from the same settings; validation errors name the request's field. */
 export async function runFromRequest(req: RunRequest, requestId: string | undefined, policy: ApiPolicy, warn: (message: string) => void): Promise<PlannedRun> {
   const { request_id: _id, output: _output, config_paths: files, overrides, split, agent_name: agent, agent_type: agentType, allow_unsupported_pairing: allow, ...settings } = req;
@@ -86,6 +103,7 @@ export async function runFromRequest(req: RunRequest, requestId: string | undefi
     const stray = CONFIG_FIELDS.find((f) => req[f] !== undefined);
     if (stray) throw fieldError('BAD_INPUT', `${stray} goes with config_paths (a NeMo Gym configuration)`, stray);
   }
+  inlineSecretProblem(overrides ?? []);
   const inTerms = <T>(build: () => T): T => {
     try {
       return build();

@@ -131,6 +131,15 @@ describe('gym api serve', () => {
     const stray = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'mcqa', model: 'mock', input: MCQA, split: 'benchmark' }) });
     expect(stray.status).toBe(400);
     expect(await stray.json()).toEqual({ error: { code: 'BAD_INPUT', message: 'split goes with config_paths (a NeMo Gym configuration)', field: 'split' } });
+    // A key written into an override is refused before the request is kept anywhere; a reference is not.
+    const ledger = readdirSync(runsDir);
+    const inline = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ config_paths: [CONFIG], input, model: 'mock', request_id: 'inline-key', overrides: [FAN_OUT, '++policy_model.responses_api_models.openai_model.openai_api_key=sk-inline-9f3e1a'] }) });
+    expect(inline.status).toBe(400);
+    const refused = (await inline.json()) as { error: { message: string; field: string } };
+    expect(refused.error.field).toBe('overrides');
+    expect(refused.error.message).toBe('overrides[1] sets policy_model.responses_api_models.openai_model.openai_api_key to a value: a request passes a key by reference (policy_model.responses_api_models.openai_model.openai_api_key=${env:VAR}, with VAR allowed by --allow-secret-env), never inline, since requests are kept in the request ledger');
+    expect(readdirSync(runsDir)).toEqual(ledger);
+    for (const text of [...textsUnder(runsDir), ...textsUnder(stateDir), api.log()]) expect(text).not.toContain('sk-inline-9f3e1a');
   }, 240_000);
 
   it("lends a configuration's model key to its run and nowhere else, and refuses another key for the same model server", async () => {
