@@ -2,12 +2,11 @@
 // swe_repair rows played instead by the real Pi CLI (installed by `gym setup --harnesses`, as .ci/run does)
 // in a local sandbox, with the mock model scripting its tool use and the task's hidden tests deciding.
 import { readFileSync } from 'node:fs';
-import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
-import { tempDir } from '../helpers/run';
+import { harnessRunDir, harnessRunEnv } from '../helpers/harness-run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const CONFIG = path.resolve(import.meta.dirname, '../fixtures/agent-type/swe-and-mcqa.yaml');
@@ -23,11 +22,9 @@ describe('gym eval run --agent-type pi_agent', () => {
   });
 
   it("plays the configuration's swe_repair rows with the Pi harness, each scored by its hidden tests", async () => {
-    const dir = await tempDir('gymflow-agent-type-');
-    // As root the jails run as nobody, who must reach the sandbox folders (the server's folder is private).
-    await chmod(dir, 0o755);
+    const dir = await harnessRunDir('gymflow-agent-type-');
     const out = path.join(dir, 'run');
-    const env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir, GYMFLOW_SANDBOX_ROOT: path.join(dir, 'sandboxes'), GYMFLOW_LOG_LEVEL: 'warn' };
+    const env = harnessRunEnv(server, dir);
     const args = ['eval', 'run', '--config', CONFIG, '--env-yaml', '/dev/null', '--input', SWE_TASKS, '--limit', '2', '--agent-name', 'swe_repair_agent', '--agent-type', 'pi_agent', '--model', 'mock', '--output', out];
     const r = await gymHere(args, env);
     expect(r.code, r.stderr).toBe(0);

@@ -3,12 +3,11 @@
 // gateway, the mock model scripting its answers, and reasoning_gym's own verify grades the final message.
 // Once by the harness-first bundle, once by the pre-v0.6.0 names (with --agent-type pi_agent).
 import { readFileSync } from 'node:fs';
-import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
-import { tempDir } from '../helpers/run';
+import { harnessRunDir, harnessRunEnv } from '../helpers/harness-run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const ROWS = path.join(PACKAGE_ROOT, 'configs/environments/pi_reasoning_gym/data/example.jsonl');
@@ -19,9 +18,7 @@ describe('a harness on reasoning_gym text tasks', () => {
   let dir: string;
   beforeAll(async () => {
     server = await startTestServer();
-    dir = await tempDir('gymflow-harness-text-');
-    // As root the jails run as nobody, who must reach the sandbox folders (the server's folder is private).
-    await chmod(dir, 0o755);
+    dir = await harnessRunDir('gymflow-harness-text-');
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -29,7 +26,7 @@ describe('a harness on reasoning_gym text tasks', () => {
 
   async function play(name: string, args: string[]) {
     const out = path.join(dir, name);
-    const env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir, GYMFLOW_SANDBOX_ROOT: path.join(dir, 'sandboxes'), GYMFLOW_LOG_LEVEL: 'warn' };
+    const env = harnessRunEnv(server, dir);
     const r = await gymHere(['eval', 'run', '--env-yaml', '/dev/null', '--input', ROWS, '--limit', '1', '--model', 'mock', '--output', out, ...args], env);
     expect(r.code, r.stderr).toBe(0);
     const records = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));

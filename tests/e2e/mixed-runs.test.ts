@@ -3,12 +3,12 @@
 // the second capped at one model call. Each rollout is played by its own row's way, recorded once under its
 // agent, the capped one routed to the sidecar; metrics per agent and environment; the same command finds it done.
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
-import { tempDir } from '../helpers/run';
+import { harnessRunDir, harnessRunEnv } from '../helpers/harness-run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const CONFIG = path.resolve(import.meta.dirname, '../fixtures/mixed-runs/loop-and-harnesses.yaml');
@@ -28,16 +28,14 @@ describe('a run mixing ways of playing', () => {
   });
 
   it('plays each row its own way: the loop, a harness, a capped harness; each task × agent once', async () => {
-    const dir = await tempDir('gymflow-mixed-');
-    // As root the jails run as nobody, who must reach the sandbox folders (the server's folder is private).
-    await chmod(dir, 0o755);
+    const dir = await harnessRunDir('gymflow-mixed-');
     const input = path.join(dir, 'rows.jsonl');
     // The capped agent's rollout is meant to fail (3 of 4 rewarded). mcqa's rows first: the run's own environment (the first row's) is then one no harness plays.
     const mcqa = jsonl(MCQA_TASKS).slice(0, 2).map((r) => ({ ...r, task_source: 'mcqa' }));
     const swe = jsonl(SWE_TASKS).slice(0, 1).map((r) => ({ ...r, task_source: 'swe_repair' }));
     await writeFile(input, [...mcqa, ...swe].map((r) => JSON.stringify(r) + '\n').join(''));
     const out = path.join(dir, 'run');
-    const env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir, GYMFLOW_SANDBOX_ROOT: path.join(dir, 'sandboxes'), GYMFLOW_LOG_LEVEL: 'warn' };
+    const env = harnessRunEnv(server, dir);
     const args = ['eval', 'run', '--config', CONFIG, '--env-yaml', '/dev/null', '--input', input, '--model', 'mock', '--output', out, '--min-coverage', '0.75'];
     const r = await gymHere(args, env);
     expect(r.code, r.stderr).toBe(0);
