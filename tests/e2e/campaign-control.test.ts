@@ -20,7 +20,8 @@ import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { spawnWorker, waitFor } from '../helpers/worker-process';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+// Also read while the run writes: a line is only complete once its newline is there.
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l)) : []);
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 let server: TestServer;

@@ -18,7 +18,8 @@ const REPEATS = 8;
 const recordedIds = (out: string): string[] => {
   const file = path.join(out, 'rollouts.jsonl');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)._ng_rollout_id);
+  // Read while the run writes: a line is only complete once its newline is there.
+  return readFileSync(file, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l)._ng_rollout_id);
 };
 
 /** The command as a subprocess whose output can be watched while it runs. */
