@@ -271,15 +271,17 @@ describe('local sandbox: terminals', () => {
 
   it('is killed by kill() and at its deadline, leaving no process; a bad size is refused naming the field', async () => {
     const s = await sandbox();
-    const killed = await s.openPty({ command: ['sh', '-c', 'echo ready-$((6*7)); exec sleep 300'], timeoutMs: 60_000 });
+    // A duration no other test's process has: docker's and apptainer's tests run `sleep 300` on this host too.
+    const sleepFor = `300.${process.pid}`;
+    const killed = await s.openPty({ command: ['sh', '-c', `echo ready-$((6*7)); exec sleep ${sleepFor}`], timeoutMs: 60_000 });
     await transcript(killed).until(/ready-42/);
     killed.kill();
     expect(await killed.exited).toBeNull();
-    const late = await s.openPty({ command: ['sleep', '300'], timeoutMs: 1_500 });
+    const late = await s.openPty({ command: ['sleep', sleepFor], timeoutMs: 1_500 });
     expect(await late.exited).toBeNull();
     // The pty's command is in its own session, out of the jail's process group: the pid namespace's teardown
     // kills it, which the kernel finishes a moment after the jail's exit on a loaded machine.
-    await waitFor(() => processesWith('sleep 300').length === 0, 'the deadline-killed terminal command to be gone', 15_000);
+    await waitFor(() => processesWith(`sleep ${sleepFor}`).length === 0, 'the deadline-killed terminal command to be gone', 15_000);
     await expect(s.openPty({ command: ['sh'], columns: 0, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('"columns"') });
     const fine = await s.openPty({ command: ['sh', '-c', 'read x; echo "[$x]"'], timeoutMs: 60_000 });
     expect(() => fine.resize(10, 70_000)).toThrow(/rows/);
