@@ -56,6 +56,13 @@ if (launch.stdin !== undefined) {
 }
 let info = '';
 child.stdio[3]?.on('data', (chunk) => (info += chunk));
+// bwrap names the jail's first process on the info pipe. A kill right after the start can end bwrap before
+// that was read: the pipe's end (bounded) then still gives whatever bwrap wrote.
+const infoRead = new Promise((resolve) => {
+  if (!child.stdio[3]) return resolve();
+  child.stdio[3].on('close', resolve);
+  setTimeout(resolve, 2_000).unref();
+});
 
 /** The jail's first process gone (or a zombie) means the kernel has ended its whole pid namespace. */
 async function untilGone(pid) {
@@ -79,7 +86,7 @@ child.on('error', (error) => {
 child.on('exit', (code, signal) => {
   kill();
   clearTimeout(timer);
-  void untilGone(Number(/"child-pid"\s*:\s*(\d+)/.exec(info)?.[1] ?? 0)).then(() => {
+  void infoRead.then(() => untilGone(Number(/"child-pid"\s*:\s*(\d+)/.exec(info)?.[1] ?? 0))).then(() => {
     writeJson('status.json', { exitCode: code, signal: signal ?? (killed ? 'SIGKILL' : null), timedOut });
     process.exit(0);
   });
