@@ -6,6 +6,19 @@ import { GymError } from '../errors';
 /** sbatch answers at once (it only queues); a controller that does not answer within this is reported. */
 const SBATCH_TIMEOUT_MS = 60_000;
 
+/**
+ * Which of these jobs Slurm still has queued or running. Jobs it has forgotten make squeue fail
+ * ("Invalid job id"): none of them is alive then, so the answer is empty.
+ */
+export function liveJobs(ids: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return new Promise((resolve) => {
+    execFile('squeue', ['-h', '-o', '%i', '-j', ids.join(',')], { env, timeout: SBATCH_TIMEOUT_MS }, (error, stdout) => {
+      resolve(error ? [] : String(stdout).split('\n').map((l) => l.trim()).filter((id) => ids.includes(id)));
+    });
+  });
+}
+
 /** Queues the script; returns the job id Slurm gave it. */
 export function sbatch(scriptPath: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -77,7 +77,7 @@ describe('gym eval submit on a real single-node Slurm', () => {
 
   it('runs the eval in a job that starts the vLLM replica and a worker', async () => {
     const out = path.join(await tempDir(), 'slurm-run');
-    const id = await submit(out, ['--num-repeats', '2', '--workers', '2', '--job-env', 'GYMFLOW_TEST_MARK=from-submit']);
+    const id = await submit(out, ['--num-repeats', '2', '--workers', '2']);
     expect(await finalState(out, id), jobOutput(out, id)).toBe('COMPLETED');
 
     const { records } = await expectFaultInvariants(out, { tasks: TASKS, repeats: 2, env: 'mcqa' });
@@ -149,5 +149,21 @@ describe('gym eval submit on a real single-node Slurm', () => {
     // Nothing was prepared or submitted (the folder itself is made when the output is checked, as gym eval run does).
     expect(existsSync(path.join(out, 'manifest.json'))).toBe(false);
     expect(existsSync(path.join(out, 'slurm'))).toBe(false);
+  }, 120_000);
+
+  it('refuses a second chain on a run while a job of the first is still in Slurm', async () => {
+    const out = path.join(await tempDir(), 'slurm-twice');
+    // Held, the job stays queued for as long as the test needs it to.
+    const held = await submit(out, ['--sbatch-arg=--hold']);
+    expect((await cluster!.jobs()).get(held)).toBe('PENDING');
+    const again = await gym(['eval', 'submit', '--env', 'mcqa', '--model-name', 'fake-model', '--input', MCQA, '--output', out], submitEnv());
+    expect(again.code, again.stdout).toBe(6);
+    expect(again.stderr).toContain(`Slurm job ${held} of this run is still queued or running`);
+    await cluster!.command('scancel', [held]);
+    await waitFor(`job ${held} gone from the queue`, 60_000, out, async () => !(await cluster!.jobs()).has(held));
+    // Once it is gone, the run can be submitted again (it resumes: the folder holds it).
+    const next = await submit(out, ['--sbatch-arg=--hold']);
+    expect(readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8').split('\n').filter(Boolean)).toEqual([held, next]);
+    await cluster!.command('scancel', [next]);
   }, 120_000);
 });

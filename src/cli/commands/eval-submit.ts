@@ -1,6 +1,6 @@
 // `gym eval submit`: a run prepared as `gym eval run` prepares it, and a Slurm job that serves its model
 // with vLLM replicas, runs its workers and queues its own successor until the run is done.
-import { chmod, mkdir, writeFile, appendFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
@@ -8,7 +8,7 @@ import { prepareRun, validateRunInput } from '../../runs/client';
 import { temporalSettingsFromEnv } from '../../temporal/connection';
 import { PACKAGE_ROOT } from '../../util/paths';
 import { jobScript, jobOutputPattern } from '../../slurm/script';
-import { sbatch } from '../../slurm/sbatch';
+import { liveJobs, sbatch } from '../../slurm/sbatch';
 import { ENV_NAME, ENV_NAME_RULE, SlurmJob, type SlurmJobInput } from '../../slurm/spec';
 import { intFlag, keyValueFlag, parseFlags, requireFlag } from '../args';
 import { readConfigFile } from '../config-file';
@@ -215,6 +215,14 @@ export function jobSpec(values: Values, runDir: string, runId: string, servedMod
 }
 
 export const endpointFileOf = (runDir: string) => path.join(runDir, 'slurm', 'endpoints');
+const jobsFileOf = (runDir: string) => path.join(runDir, 'slurm', 'jobs');
+
+/** Two chains on one run would serve and stop it at cross purposes: a job of the folder's chain still in Slurm is refused. */
+async function refuseLiveChain(runDir: string): Promise<void> {
+  const known = await readFile(jobsFileOf(runDir), 'utf8').catch(() => '');
+  const live = await liveJobs(known.split('\n').filter(Boolean));
+  if (live.length) throw new GymError('CONFLICT', `Slurm job ${live.join(', ')} of this run is still queued or running; let it finish, or scancel ${live.join(' ')} first`);
+}
 
 export async function evalSubmit(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, SUBMIT_FLAGS, EVAL_SUBMIT_USAGE);
@@ -235,12 +243,13 @@ export async function evalSubmit(argv: string[], _logger: Logger, say: (line: st
     say(script);
     return;
   }
+  await refuseLiveChain(config.runDir);
   const { resumed } = await prepareRun(config, datasetHash);
   await mkdir(path.dirname(spec.script_path), { recursive: true });
   await writeFile(spec.script_path, script);
   await chmod(spec.script_path, 0o755);
   const jobId = await sbatch(spec.script_path);
-  await appendFile(path.join(config.runDir, 'slurm', 'jobs'), `${jobId}\n`);
+  await appendFile(jobsFileOf(config.runDir), `${jobId}\n`);
   say(`submitted Slurm job ${jobId} for ${resumed ? 'resuming ' : ''}run ${config.runId} → ${config.runDir}`);
   say(`job output: ${jobOutputPattern(config.runDir).replace('%j', jobId)}; follow the run with gym eval status ${config.runDir}`);
 }
