@@ -28,16 +28,19 @@ export interface SlurmCluster {
   stop(): Promise<void>;
 }
 
+/** The daemons live in /usr/sbin, which a non-login shell's PATH may leave out. */
+const SEARCH = [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/sbin', '/sbin'];
+const which = (bin: string) => SEARCH.map((d) => path.join(d, bin)).find((f) => existsSync(f));
+
 /** Fails naming the setup script when Slurm is not installed: nothing is skipped silently. */
 export function missingSlurm(): string | undefined {
-  const dirs = (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/sbin']);
-  const missing = BINARIES.filter((b) => !dirs.some((d) => existsSync(path.join(d, b))));
+  const missing = BINARIES.filter((b) => !which(b));
   return missing.length ? `Slurm is not installed (${missing.join(', ')} missing): run ${SETUP}` : undefined;
 }
 
 /** The node line slurmd itself reports (CPUs, sockets, cores, memory), renamed to localhost. */
 async function nodeLine(): Promise<string> {
-  const { stdout } = await run('slurmd', ['-C']);
+  const { stdout } = await run(which('slurmd')!, ['-C']);
   const line = stdout.split('\n').find((l) => l.startsWith('NodeName='));
   if (!line) throw new Error(`slurmd -C printed no node line: ${stdout}`);
   return line.replace(/^NodeName=\S+/, 'NodeName=localhost NodeHostname=localhost');
@@ -65,6 +68,19 @@ function processesOf(conf: string): number[] {
     }
   }
   return pids;
+}
+
+/** SIGTERM, then SIGKILL if it is still there 10 s later; resolves once it has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 export async function startSlurmCluster(): Promise<SlurmCluster> {
@@ -120,7 +136,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   const children: ChildProcess[] = [];
   const daemon = (cmd: string, args: string[], log: string) => {
     const out = openSync(path.join(dir, 'log', log), 'a');
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+    const child = spawn(which(cmd)!, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
     children.push(child);
     return child;
   };
@@ -138,8 +154,7 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     // Jobs first, so that no step outlives its daemons; then every process that still names this cluster.
     await command('scancel', ['--full', '--user=root']).catch(() => '');
     await until('jobs ended', 30_000, async () => (await command('squeue', ['-h', '-o', '%i'])).trim() === '', () => '').catch(() => {});
-    for (const child of children.reverse()) child.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => { const t = setTimeout(() => { c.kill('SIGKILL'); }, 10_000); c.once('exit', () => { clearTimeout(t); r(undefined); }); }))));
+    await Promise.all(children.reverse().map(stopChild));
     for (const pid of processesOf(conf)) {
       try {
         process.kill(pid, 'SIGKILL');
