@@ -15,6 +15,7 @@ function lazy<M extends Record<string, unknown>>(load: () => Promise<M>, name: k
 
 const COMMANDS: Record<string, Handler> = {
   'eval run': lazy(() => import('./commands/eval-run'), 'evalRun'),
+  'eval submit': lazy(() => import('./commands/eval-submit'), 'evalSubmit'),
   'eval status': lazy(() => import('./commands/eval-manage'), 'evalStatus'),
   'eval list': lazy(() => import('./commands/eval-manage'), 'evalList'),
   'eval resume': lazy(() => import('./commands/eval-manage'), 'evalResume'),
@@ -53,6 +54,8 @@ const COMMANDS: Record<string, Handler> = {
 const USAGE = `gym — durable LLM/agent environments for evaluation and RL rollouts
 
   gym eval run --env <name> --model <mock|openai|vllm|anthropic> --input <jsonl> --output <dir>   run an eval (see --help)
+  gym eval submit --model vllm --model-name NAME [run flags] [--nodes N --replicas-per-node R ...] [--dry-run]
+                             a Slurm job serving the model with vLLM replicas and running the eval, resubmitted until done (docs/slurm.md)
   gym eval status <run>      progress or metrics of a run (folder or id)
   gym eval list [--env E] [--agent A] [--model M] [--status S]   runs known to the Temporal server
   gym eval resume <run> [--force]   re-attach to a running or interrupted run (same identity unless --force)

@@ -51,7 +51,15 @@ export function fakeRender(body: { messages: any[]; tools?: any[] }): string {
   return `${tools}${body.messages.map((m) => `<|im_start|>${m.role}\n${text(m.content)}${calls(m)}<|im_end|>\n`).join('')}<|im_start|>assistant\n`;
 }
 
-export async function startFakeVLLM(): Promise<FakeVLLM> {
+export interface FakeVLLMOptions {
+  /** Where it listens (default a free port on 127.0.0.1), as `vllm serve --host --port` would. */
+  host?: string;
+  port?: number;
+  /** Each generation is answered after this long, so a test can catch a run mid-way. */
+  latencyMs?: number;
+}
+
+export async function startFakeVLLM(opts: FakeVLLMOptions = {}): Promise<FakeVLLM> {
   const requests: FakeVLLM['requests'] = [];
   const sent: SentGeneration[] = [];
   const queue: ScriptedReply[] = [];
@@ -160,15 +168,23 @@ export async function startFakeVLLM(): Promise<FakeVLLM> {
       const tokens = idsOf(fakeRender(body));
       return send(res, 200, { count: tokens.length, max_model_len: 32_768, tokens, token_strs: null });
     }
+    if (req.method === 'GET' && (req.url === '/v1/models' || req.url === '/health')) {
+      return send(res, 200, { object: 'list', data: [{ id: 'fake', object: 'model', owned_by: 'vllm' }] });
+    }
     if (req.url !== '/v1/chat/completions') return send(res, 404, { object: 'error', message: `Not Found: ${req.url}`, type: 'NotFoundError', param: null, code: 404 });
+    if (opts.latencyMs) await new Promise((resolve) => setTimeout(resolve, opts.latencyMs));
     if (body.stream) return streamed(res, body);
     return whole(res, body);
   };
   const server = createServer((req, res) => void handle(req, res).catch((e: unknown) => send(res, 500, { object: 'error', message: String(e), type: 'InternalServerError', param: null, code: 500 })));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/v1`,
     requests,
     sent,
     script: (...replies) => void queue.push(...replies),

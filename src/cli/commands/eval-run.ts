@@ -95,6 +95,8 @@ ${RECONNECT_USAGE}
 mock model:    --mock-accuracy P (default 1) --mock-seed N --mock-latency-ms MS --mock-replay <rollouts.jsonl>
 openai model:  --model-name NAME --model-url URL --api-key-env VAR (default OPENAI_API_KEY)
 vllm model:    --model-name NAME --model-url URL [--api-key-env VAR]   token ids and log-probs from vLLM itself
+               --model-endpoint-file F instead of --model-url: the replicas a serving job publishes in F, one URL
+               per line, followed without a restart (docs/gateway.md; gym eval submit writes one, docs/slurm.md)
 anthropic:     --model-name NAME [--model-url URL] --api-key-env VAR (default ANTHROPIC_API_KEY)
                --model-connect-timeout-ms MS (default 10000) --model-first-byte-timeout-ms MS (default 120000)
                --model-idle-timeout-ms MS (default 60000) --model-total-timeout-ms MS (default 540000)
@@ -102,7 +104,7 @@ anthropic:     --model-name NAME [--model-url URL] --api-key-env VAR (default AN
 judge model:   --judge-model <mock|openai|vllm|anthropic> (with --judge-model-name, --judge-model-url)
 ${EXPORTERS_USAGE}`;
 
-const FLAGS = {
+export const EVAL_RUN_FLAGS = {
   config: { type: 'string', short: 'c' },
   'dry-run': { type: 'boolean' },
   split: { type: 'string' },
@@ -152,6 +154,7 @@ const FLAGS = {
   'mock-replay': { type: 'string', multiple: true },
   'model-name': { type: 'string' },
   'model-url': { type: 'string' },
+  'model-endpoint-file': { type: 'string' },
   'api-key-env': { type: 'string' },
   ...Object.fromEntries(Object.values(TIMEOUT_FLAGS).map((flag) => [flag, { type: 'string' }])),
   'judge-model': { type: 'string' },
@@ -164,7 +167,7 @@ const FLAGS = {
 const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type', 'environment', 'allow-unsupported-pairing', 'env-yaml', 'search-dir']);
 
 /** Every flag of `gym eval run`: the settings a config file (or the trigger API's request body) may hold. */
-export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
+export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(EVAL_RUN_FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -190,10 +193,12 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
     const name = values[`${prefix}model-name`] as string | undefined;
     if (!name) throw new GymError('BAD_FLAG', `--${prefix}model ${backend} needs --${prefix}model-name`);
     const url = values[`${prefix}model-url`] as string | undefined;
-    if (backend !== 'openai' && !url) throw new GymError('BAD_FLAG', `--${prefix}model ${backend} needs --${prefix}model-url (the server's base URL, e.g. http://127.0.0.1:8000/v1)`);
+    const endpointFile = prefix === '' ? (values['model-endpoint-file'] as string | undefined) : undefined;
+    if (url && endpointFile) throw new GymError('BAD_FLAG', '--model-url and --model-endpoint-file do not go together: give the URL, or the file a serving job publishes its replicas in');
+    if (backend !== 'openai' && !url && !endpointFile) throw new GymError('BAD_FLAG', `--${prefix}model ${backend} needs --${prefix}model-url (the server's base URL, e.g. http://127.0.0.1:8000/v1)${prefix === '' ? ' or --model-endpoint-file' : ''}`);
     const timeouts = modelTimeouts(values);
     const keyEnv = values['api-key-env'] as string | undefined;
-    const common = { model: name, base_url: url, ...(timeouts ? { timeouts } : {}) };
+    const common = { model: name, base_url: url, ...(endpointFile ? { endpoint_file: path.resolve(endpointFile) } : {}), ...(timeouts ? { timeouts } : {}) };
     if (backend === 'vllm') return { backend, ...common, ...(keyEnv ? { api_key_env: keyEnv } : {}) };
     if (backend === 'anthropic') return AnthropicModelSpec.parse({ backend, ...common, api_key_env: keyEnv ?? 'ANTHROPIC_API_KEY' });
     return { backend, ...common, api_key_env: keyEnv ?? 'OPENAI_API_KEY' };
@@ -368,7 +373,7 @@ function isNemoGymRun(values: Values, positionals: string[]): boolean {
 }
 
 export async function evalRun(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
-  const { values, positionals } = parseFlags(argv, FLAGS, EVAL_RUN_USAGE);
+  const { values, positionals } = parseFlags(argv, EVAL_RUN_FLAGS, EVAL_RUN_USAGE);
   if (values.help) return say(EVAL_RUN_USAGE);
   const nemoGym = isNemoGymRun(values, positionals);
   if (!nemoGym) for (const flag of ['env-yaml', 'search-dir', 'allow-unsupported-pairing'] as const) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
