@@ -3,7 +3,7 @@
 // /v1/stats at shutdown, best-effort; Gymflow's own router's strategy and targets.
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../../store/jsonl';
+import { writeFileAtomic } from '../store/jsonl';
 
 export const SWITCHYARD_CONDITION_FILE = 'switchyard-condition.json';
 export const SWITCHYARD_STATS_FILE = 'switchyard-stats.json';

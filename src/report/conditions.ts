@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { summarize } from '../metrics/stats';
 import { ModelCallRecord } from '../schemas/records';
-import { ROUTING_CONDITION_FILE, SWITCHYARD_CONDITION_FILE } from '../gateway/backends/switchyard/condition';
+import { ROUTING_CONDITION_FILE, SWITCHYARD_CONDITION_FILE } from '../gateway/routing-condition';
 import { RunStore } from '../store/run-store';
 import { compareScores, readTaskScores } from './compare';
 import type { PairedTest } from './paired';

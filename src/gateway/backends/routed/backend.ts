@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { withOverrides } from '../../sampling';
 import type { RoutedModelSpec, TargetModelSpec } from '../../spec';
 import type { Backend, CallContext, CallRouting } from '../backend';
-import { ROUTING_CONDITION_FILE, writeCondition, type GymflowCondition } from '../switchyard/condition';
+import { ROUTING_CONDITION_FILE, writeCondition, type GymflowCondition } from '../../routing-condition';
 import { chooseTarget } from './strategy';
 
 /** Bounds the session → target table, as the replicas' is bounded; a forgotten session is placed again. */

@@ -8,7 +8,7 @@ import { GatewayError } from '../../errors';
 import type { SwitchyardModelSpec } from '../../spec';
 import type { Backend, CallContext } from '../backend';
 import { openaiBackend } from '../openai';
-import { SWITCHYARD_CONDITION_FILE, SWITCHYARD_STATS_FILE, writeCondition, type SwitchyardCondition } from './condition';
+import { SWITCHYARD_CONDITION_FILE, SWITCHYARD_STATS_FILE, writeCondition, type SwitchyardCondition } from '../../routing-condition';
 import { readDeployment } from './deployment';
 import { hostProxy, type HostedProxy } from './host';
 
