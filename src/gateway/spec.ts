@@ -141,7 +141,7 @@ export const SwitchyardModelSpec = z.object({
   /** What Gymflow calls the proxy with: `chat` serves Responses callers through the Responses↔Chat conversion. */
   api: z.enum(['responses', 'chat']).optional(),
   /** The headers the rollout attempt id is sent in: Switchyard reads `x-switchyard-session-id` as its session id. */
-  session_id_headers: z.array(z.string().regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name')).min(1).default(['x-switchyard-session-id']),
+  session_id_headers: z.array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name')).min(1).default(['x-switchyard-session-id']),
   forward_session_id: z.boolean().default(true),
   /** Where the hosted proxy's own log (its per-request routing lines) is appended; default: the gateway's log at debug level. */
   proxy_log_file: z.string().min(1).optional(),
