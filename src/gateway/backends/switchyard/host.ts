@@ -93,10 +93,10 @@ export async function hostProxy(deployment: string, opts: { port?: number; logFi
     file?.end();
     throw refusal(deployment, message);
   }
+  let stopping = false;
   child.once('exit', (code, signal) => {
     if (!stopping) opts.log.error({ code, signal, deployment }, 'the hosted Switchyard proxy exited; calls to it fail until the gateway restarts');
   });
-  let stopping = false;
   return {
     rootUrl: message.base_url!,
     version: message.version!,
