@@ -7,7 +7,7 @@ import { ResponseObject, type ResponseCreateParams } from '../src/schemas/respon
 import { GymError, type ErrorCode } from '../src/errors';
 import { withRetryAfter } from '../src/gateway/errors';
 import type { JudgeCall } from '../src/environments/types';
-import type { ModelCallRecord } from '../src/schemas/records';
+import type { CallRouting, ModelCallRecord } from '../src/schemas/records';
 import { callLog } from '../src/store/call-log';
 
 export interface ModelCallResult {
@@ -60,6 +60,14 @@ export interface ModelReply {
   body: unknown;
   /** The upstream's Retry-After, when the call failed with one. */
   retryAfterMs?: number;
+  /** Which target of a router served the call. */
+  routing?: CallRouting;
+}
+
+/** What a routing backend may use: the run folder (its condition is recorded there) and the task row (rules read it). */
+export interface CallPlace {
+  runDir?: string;
+  task?: Record<string, unknown>;
 }
 
 export async function requestModel(
@@ -68,12 +76,23 @@ export async function requestModel(
   params: ResponseCreateParams,
   rolloutId: string,
   signal?: AbortSignal,
+  place: CallPlace = {},
 ): Promise<ModelReply> {
   const model = modelNameFor(gateway, spec);
   const startedAt = Date.now();
   const started = performance.now();
-  const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal });
-  return { callId: reply.callId, backend: reply.backend, model, startedAt, latencyMs: performance.now() - started, status: reply.status, body: reply.body, retryAfterMs: reply.retryAfterMs };
+  const reply = await gateway.call({ path: '/v1/responses', body: { ...withoutNulls(params), model }, rolloutId, signal, ...place });
+  return {
+    callId: reply.callId,
+    backend: reply.backend,
+    model,
+    startedAt,
+    latencyMs: performance.now() - started,
+    status: reply.status,
+    body: reply.body,
+    retryAfterMs: reply.retryAfterMs,
+    ...(reply.routing ? { routing: reply.routing } : {}),
+  };
 }
 
 /** The Responses object of an answered call, or the GymError a failed or malformed answer stands for. */
@@ -113,7 +132,7 @@ export interface JudgeLogging {
 export function loggedJudge(gateway: Gateway, spec: ModelSpec, log: JudgeLogging, signal?: () => AbortSignal | undefined): JudgeCall {
   let step = 0;
   return async (params) => {
-    const reply = await requestModel(gateway, spec, params, `${log.rolloutId}-judge`, signal?.());
+    const reply = await requestModel(gateway, spec, params, `${log.rolloutId}-judge`, signal?.(), { runDir: log.runDir });
     const logged: ModelCallRecord = {
       call_id: reply.callId,
       rollout_id: log.rolloutId,
@@ -126,6 +145,7 @@ export function loggedJudge(gateway: Gateway, spec: ModelSpec, log: JudgeLogging
       latency_ms: Math.round(reply.latencyMs * 10) / 10,
       status: reply.status,
       request: params,
+      ...(reply.routing ? { routing: reply.routing } : {}),
     };
     let response: ResponseObject;
     try {

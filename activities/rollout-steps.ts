@@ -189,7 +189,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     const { seed, turns } = historyTurns(episode, step);
     const initial: ConversationItem[] = [...inputItems(params.input), ...seed];
     const { items: input, compaction } = spec.historyPolicy ? compactHistory({ initial, turns }, spec.historyPolicy) : { items: [...initial, ...turns.flat()], compaction: null };
-    const reply = await requestModel(deps.gateway, spec.model, { ...params, input }, id, cancellation());
+    const reply = await requestModel(deps.gateway, spec.model, { ...params, input }, id, cancellation(), { runDir: spec.runDir, task });
     const logged = {
       call_id: reply.callId,
       rollout_id: id,
@@ -202,6 +202,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       status: reply.status,
       request: { ...params, input_items: input.length, input: undefined },
       ...(compaction ? { compaction } : {}),
+      ...(reply.routing ? { routing: reply.routing } : {}),
     };
     let response: ResponseObject;
     try {

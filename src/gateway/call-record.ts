@@ -1,6 +1,7 @@
 // The model call log line the gateway writes for a call that came through a rollout-scoped URL: the
 // request summarized and digested, the answer in its route's wire shape, and its token ids pulled out.
 import type { ModelCallRecord } from '../schemas/records';
+import type { CallRouting } from './backends/backend';
 import { canonicalJson, sha256Hex } from './canonical';
 import { trainingTokensOf, type TrainingTokenIds } from './convert';
 import type { RolloutScope } from './rollouts';
@@ -50,6 +51,8 @@ export interface ServedCall {
   response?: unknown;
   /** The model's sampling overrides, forced onto the call. */
   samplingOverrides?: Record<string, unknown>;
+  /** Which target of a router served the call. */
+  routing?: CallRouting;
   /** Token ids the route's wire shape has no place for (Anthropic's), captured from the backend's answer. */
   tokens?: TrainingTokenIds;
   error?: { code: string; message: string };
@@ -75,6 +78,7 @@ export function servedCallRecord(call: ServedCall): ModelCallRecord {
     request_digest: sha256Hex(canonicalJson(call.request ?? null)),
     request: requestSummary(call.request),
     ...(call.samplingOverrides ? { sampling_overrides: call.samplingOverrides } : {}),
+    ...(call.routing ? { routing: call.routing } : {}),
     ...(call.error ? { error: call.error } : {}),
     ...(call.response !== undefined ? { response: call.response, usage: response?.usage ?? null } : {}),
     ...(tokens ? { tokens } : {}),

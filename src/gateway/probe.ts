@@ -1,7 +1,7 @@
 // Whether a run's model endpoints answer before the run starts (`gym eval run --dry-run`, and a run from
 // a NeMo Gym configuration): as NeMo Gym checks, any HTTP response, even 401 or 404, means one is listening.
 import { readFileSync } from 'node:fs';
-import type { ModelSpec } from './spec';
+import type { ModelSpec, TargetModelSpec } from './spec';
 
 export interface Endpoint {
   /** What the endpoint is for: "model", "judge model". */
@@ -12,8 +12,11 @@ export interface Endpoint {
 const DEFAULT_BASE: Record<string, string> = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com/v1' };
 
 /** Every base URL a spec may call (all replicas, the endpoint file's current lines); none for the mock. */
-export function endpointsOf(role: string, spec: ModelSpec | undefined): Endpoint[] {
+export function endpointsOf(role: string, spec: ModelSpec | TargetModelSpec | undefined): Endpoint[] {
   if (!spec || spec.backend === 'mock') return [];
+  if (spec.backend === 'routed') return Object.entries(spec.targets).flatMap(([name, target]) => endpointsOf(`${role} target ${name}`, target));
+  // A hosted Switchyard proxy starts with the gateway; what it calls is its deployment's business.
+  if (spec.backend === 'switchyard' && spec.base_url === undefined) return [];
   const urls = [spec.base_url ?? []].flat();
   if (spec.endpoint_file) {
     try {

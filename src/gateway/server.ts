@@ -12,11 +12,13 @@ import type { ResponseObject } from '../schemas/responses';
 import { callLog } from '../store/call-log';
 import { createLogger } from '../util/logger';
 import { anthropicError, MessagesRequest, messagesToResponses, responseToMessage } from './anthropic';
-import type { Backend, CallContext } from './backends/backend';
+import type { Backend, CallContext, CallRouting } from './backends/backend';
 import { mockBackend, mockFiles } from './backends/mock';
 import { anthropicBackend } from './backends/anthropic';
 import { openaiBackend } from './backends/openai';
 import { vllmBackend } from './backends/vllm';
+import { routedBackend } from './backends/routed/backend';
+import { switchyardBackend } from './backends/switchyard/backend';
 import { servedCallRecord, wireTokens } from './call-record';
 import type { TrainingTokenIds } from './convert';
 import { GatewayError, retryAfterOf, toHttpError, type OpenAIErrorBody } from './errors';
@@ -24,7 +26,7 @@ import { admitHttp, gatewayToken } from './guard';
 import { readJson, sendJson, validateBody } from './http';
 import { parseRegistration, RolloutTable, type RolloutRegistrationInput, type RolloutScope } from './rollouts';
 import { withOverrides, withTokenCeiling, type RequestShape } from './sampling';
-import { modelName, parseModelSpec, type ModelSpec, type ModelSpecInput } from './spec';
+import { modelName, parseModelSpec, type ModelSpec, type ModelSpecInput, type TargetModelSpec } from './spec';
 import { chatStream, messagesStream, responsesStream, sseText, type SseEvent, type StreamProtocol } from './streams';
 import { ChatCompletionRequest, ResponsesEdgeRequest, withoutHostedTools, type ResponsesRequest } from './wire';
 
@@ -41,6 +43,10 @@ export interface GatewayCall {
   body?: unknown;
   rolloutId?: string;
   signal?: AbortSignal;
+  /** The caller's run folder: where a routing backend records the condition the run is served under. */
+  runDir?: string;
+  /** The task row being played: what Gymflow's `rules` routing strategy reads. */
+  task?: Record<string, unknown>;
 }
 
 /** What HTTP would send: the status, the JSON body (the gateway's own object: read it, do not change it) and the two headers. */
@@ -53,6 +59,8 @@ export interface GatewayReply {
   streamed: boolean;
   /** The upstream's Retry-After on a failed call, passed on (over HTTP as a `retry-after` header). */
   retryAfterMs?: number;
+  /** Which target of a router (Switchyard's or Gymflow's) served the call. */
+  routing?: CallRouting;
 }
 
 export interface Gateway {
@@ -104,6 +112,9 @@ interface Exchange {
   signal: AbortSignal;
   /** The trace the call belongs to: the request's `traceparent` over HTTP, the caller's active span in-process. */
   parent?: Context;
+  /** An in-process caller's run folder and task row (a rollout-scoped URL's run folder is its scope's). */
+  runDir?: string;
+  task?: Record<string, unknown>;
   /** HTTP's checks on who is calling; an in-process caller is the worker itself. */
   admit(): void;
   body(): Promise<unknown>;
@@ -175,7 +186,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const files = mockFiles();
   let origin = '';
 
-  function createBackend(spec: ModelSpec): Backend {
+  function createBackend(spec: ModelSpec | TargetModelSpec): Backend {
     switch (spec.backend) {
       case 'mock':
         return mockBackend(spec, files);
@@ -185,6 +196,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         return vllmBackend(spec);
       case 'anthropic':
         return anthropicBackend(spec);
+      case 'switchyard':
+        return switchyardBackend(spec, logger.child({ backend: 'switchyard', route: spec.model }));
+      case 'routed':
+        return routedBackend(spec, createBackend, logger.child({ backend: 'routed', route: spec.model }));
     }
   }
 
@@ -283,6 +298,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     let request: unknown;
     let tokens: TrainingTokenIds | undefined;
     let overrides: Record<string, unknown> | undefined;
+    let routing: CallRouting | undefined;
 
     const call: Call = {
       body: async () => (request = await exchange.body()),
@@ -296,10 +312,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         model = chosen;
         backendKind = registered.backend.kind;
         const { spec } = registered;
-        overrides = spec.backend === 'mock' ? undefined : spec.sampling_overrides;
+        // A routed model's targets carry their own overrides; the router applies the serving one's.
+        overrides = spec.backend === 'mock' || spec.backend === 'routed' ? undefined : spec.sampling_overrides;
         return {
           backend: registered.backend,
-          ctx: { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal },
+          ctx: { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal, runDir: scope?.run_dir ?? exchange.runDir, task: exchange.task, served: (r) => void (routing = r) },
           prepare: (request, shape) => {
             const remaining = scope ? admitUnderCaps(scope) : undefined;
             return withTokenCeiling(withOverrides(request, overrides, shape), remaining, shape);
@@ -344,6 +361,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         stream: streamed,
         request,
         ...(overrides ? { samplingOverrides: overrides } : {}),
+        ...(routing ? { routing } : {}),
         ...(answered ? { response: body, tokens } : { error: { code: failure!.error_code, message: failure!.error } }),
       });
       if (answered) scope.generatedTokens += line.tokens?.generation_token_ids.length ?? generatedByUsage(line.usage);
@@ -404,7 +422,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     if (path === '/v1/messages' && status >= 300 && !streamed) body = anthropicError(status, (body as OpenAIErrorBody).error.message);
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     log[level]({ status, model, backend: backendKind, stream: streamed || undefined, ms: Math.round(latencyMs), ...failure }, 'gateway call');
-    return { status, body, callId, backend: backendKind, streamed, retryAfterMs };
+    return { status, body, callId, backend: backendKind, streamed, retryAfterMs, ...(routing ? { routing } : {}) };
   }
 
   function eventSink(res: ServerResponse, headers: Record<string, string>): EventSink {
@@ -474,6 +492,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         rolloutId: request.rolloutId || undefined,
         scopeId: undefined,
         signal: request.signal ?? new AbortController().signal,
+        runDir: request.runDir,
+        task: request.task,
         admit: () => {},
         body: async () => request.body,
         openStream: () => {

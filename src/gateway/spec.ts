@@ -122,7 +122,85 @@ export const AnthropicModelSpec = z.object({
   ...UpstreamFields,
 });
 
-export const ModelSpec = z.discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec, VLLMModelSpec, AnthropicModelSpec]);
+/**
+ * NVIDIA's Switchyard routing proxy (PyPI nemo-switchyard): hosted by the gateway from a TOML `deployment`
+ * (its native server on a free loopback port, for as long as the gateway runs) or attached at `base_url`.
+ * `model` is the route's id: Switchyard picks the target that serves each call; the rest is an
+ * OpenAI-compatible upstream.
+ */
+export const SwitchyardModelSpec = z.object({
+  backend: z.literal('switchyard'),
+  /** The route's id (`[routes.<key>] id = …`): every request's `model` is overwritten with it. */
+  model: z.string().min(1),
+  /** Hosted mode: the absolute path of the native server's TOML deployment. */
+  deployment: z.string().min(1).optional(),
+  /** The hosted proxy's loopback port (default: a free one). */
+  proxy_port: z.number().int().min(1).max(65535).optional(),
+  /** The NAME of the variable holding the key the proxy's callers must send; none sends a placeholder. */
+  api_key_env: z.string().optional(),
+  /** What Gymflow calls the proxy with: `chat` serves Responses callers through the Responses↔Chat conversion. */
+  api: z.enum(['responses', 'chat']).optional(),
+  /** The headers the rollout attempt id is sent in: Switchyard reads `x-switchyard-session-id` as its session id. */
+  session_id_headers: z.array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name')).min(1).default(['x-switchyard-session-id']),
+  forward_session_id: z.boolean().default(true),
+  /** Where the hosted proxy's own log (its per-request routing lines) is appended; default: the gateway's log at debug level. */
+  proxy_log_file: z.string().min(1).optional(),
+  ...UpstreamFields,
+});
+
+/** The backends a routed model's targets may be: any but another routed model. */
+export const TargetModelSpec = z.discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec, VLLMModelSpec, AnthropicModelSpec, SwitchyardModelSpec]);
+export type TargetModelSpec = z.infer<typeof TargetModelSpec>;
+
+const TargetName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits and . _ - only');
+
+/** A rule of the `rules` strategy: every `when` key (a dotted path into the task row) must hold one of its values. */
+export const RoutingRule = z.strictObject({
+  when: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()])).min(1)])),
+  target: TargetName,
+});
+
+/** How Gymflow's own router picks a rollout's target (once, at the rollout's first call; docs/gateway.md). */
+export const RoutingStrategy = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('fixed'), target: TargetName }),
+  z.strictObject({ type: z.literal('round_robin') }),
+  z.strictObject({ type: z.literal('random'), seed: z.number().int().default(0), weights: z.record(TargetName, z.number().positive()).optional() }),
+  z.strictObject({ type: z.literal('rules'), rules: z.array(RoutingRule).min(1), default: TargetName }),
+]);
+export type RoutingStrategy = z.infer<typeof RoutingStrategy>;
+
+/** Gymflow's own router, for users without the Switchyard proxy: each rollout served by one of `targets`. */
+export const RoutedModelSpec = z.object({
+  backend: z.literal('routed'),
+  /** The routed model's name, as labels and the condition record show it. */
+  model: z.string().min(1).default('routed'),
+  strategy: RoutingStrategy,
+  targets: z.record(TargetName, TargetModelSpec).refine((t) => Object.keys(t).length > 0, 'name at least one target'),
+});
+
+export const ModelSpec = z
+  .discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec, VLLMModelSpec, AnthropicModelSpec, SwitchyardModelSpec, RoutedModelSpec])
+  .superRefine((spec, ctx) => {
+    if (spec.backend === 'switchyard' && spec.deployment === undefined && spec.base_url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['deployment'], message: 'give deployment (the TOML the gateway hosts Switchyard from) or base_url (a running proxy)' });
+    }
+    if (spec.backend === 'switchyard' && spec.deployment !== undefined && spec.base_url !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'give deployment (hosted) or base_url (attached), not both' });
+    }
+    if (spec.backend === 'switchyard' && spec.endpoint_file !== undefined) ctx.addIssue({ code: 'custom', path: ['endpoint_file'], message: 'a Switchyard proxy is one base_url' });
+    if (spec.backend !== 'routed') return;
+    const names = Object.keys(spec.targets);
+    const named = (target: string, where: (string | number)[]) => {
+      if (!names.includes(target)) ctx.addIssue({ code: 'custom', path: where, message: `"${target}" is not one of the targets (${names.join(', ')})` });
+    };
+    const { strategy } = spec;
+    if (strategy.type === 'fixed') named(strategy.target, ['strategy', 'target']);
+    if (strategy.type === 'random') for (const t of Object.keys(strategy.weights ?? {})) named(t, ['strategy', 'weights', t]);
+    if (strategy.type === 'rules') {
+      named(strategy.default, ['strategy', 'default']);
+      strategy.rules.forEach((r, i) => named(r.target, ['strategy', 'rules', i, 'target']));
+    }
+  });
 
 export type ModelSpec = z.infer<typeof ModelSpec>;
 /** A spec as written by a caller, defaults not yet applied. */
@@ -131,8 +209,10 @@ export type MockModelSpec = z.infer<typeof MockModelSpec>;
 export type OpenAIModelSpec = z.infer<typeof OpenAIModelSpec>;
 export type VLLMModelSpec = z.infer<typeof VLLMModelSpec>;
 export type AnthropicModelSpec = z.infer<typeof AnthropicModelSpec>;
+export type SwitchyardModelSpec = z.infer<typeof SwitchyardModelSpec>;
+export type RoutedModelSpec = z.infer<typeof RoutedModelSpec>;
 /** The specs of backends that call an upstream over HTTP. */
-export type UpstreamModelSpec = OpenAIModelSpec | VLLMModelSpec | AnthropicModelSpec;
+export type UpstreamModelSpec = OpenAIModelSpec | VLLMModelSpec | AnthropicModelSpec | SwitchyardModelSpec;
 
 export function parseModelSpec(input: ModelSpecInput): ModelSpec {
   const parsed = ModelSpec.safeParse(input);

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { HistoryPolicy } from '../agents/history-policy';
 import { EnvRef } from '../environments/ref';
 import { ExportersConfig } from '../exporters/config';
-import { ModelSpec } from '../gateway/spec';
+import { ModelSpec, type TargetModelSpec } from '../gateway/spec';
 import { FailureClass } from '../schemas/records';
 import { OUTPUT_FORMATS } from '../store/nemo-gym-files';
 import { MAX_CONCURRENCY, MAX_SHARDS } from '../../workflows/definitions';
@@ -70,8 +70,9 @@ export const Manifest = z.object({
 export type Manifest = z.infer<typeof Manifest>;
 
 /** Where a model is served and how it is reached: may change between a run and its resume. */
-function withoutEndpoint(spec: ModelSpec | undefined): unknown {
+function withoutEndpoint(spec: ModelSpec | TargetModelSpec | undefined): unknown {
   if (spec === undefined || spec.backend === 'mock') return spec ?? null;
+  if (spec.backend === 'routed') return { ...spec, targets: Object.fromEntries(Object.entries(spec.targets).map(([name, target]) => [name, withoutEndpoint(target)])) };
   const { base_url: _url, api_key_env: _key, timeouts: _timeouts, endpoint_file: _file, rotation: _rotation, ...rest } = spec;
   return rest;
 }

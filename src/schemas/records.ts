@@ -103,6 +103,23 @@ export type FailureRecord = z.infer<typeof FailureRecord>;
  * One line of the model call log (model_calls/*.jsonl): every policy call a rollout made, answered or
  * not, so the health checks can join a record's `_gf_model_call_ids` to what was really captured.
  */
+/** Which target of a router served one call: kept in its model_calls/ record as `routing` (docs/gateway.md). */
+export const CallRouting = z.object({
+  /** `switchyard` (the proxy chose) or `gymflow` (Gymflow's own strategy chose). */
+  by: z.enum(['switchyard', 'gymflow']),
+  /** The Switchyard route id, or the routed model's name. */
+  route: z.string(),
+  /** Switchyard's target model id as it answered, or the name of Gymflow's target. */
+  target: z.string(),
+  /** The upstream model the target called, when it is known. */
+  model: z.string().optional(),
+  /** Gymflow's strategy: fixed, round_robin, random or rules. */
+  strategy: z.string().optional(),
+  /** The session id the router kept the rollout by (sent to Switchyard in its session headers). */
+  session: z.string().optional(),
+});
+export type CallRouting = z.infer<typeof CallRouting>;
+
 export const ModelCallRecord = z.looseObject({
   call_id: z.string(),
   rollout_id: z.string(),
@@ -138,6 +155,7 @@ export const ModelCallRecord = z.looseObject({
   /** The generation's token ids and log-probs, whatever the route's wire shape (Anthropic's has no place for them). */
   /** The model's `sampling_overrides`, forced onto this call over what the caller sent. */
   sampling_overrides: z.record(z.string(), z.unknown()).optional(),
+  routing: CallRouting.optional(),
   tokens: z
     .object({ prompt_token_ids: z.array(z.number().int()), generation_token_ids: z.array(z.number().int()), generation_log_probs: z.array(z.number()) })
     .optional(),

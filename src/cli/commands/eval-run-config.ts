@@ -1,5 +1,5 @@
 // How `gym eval run` reads a NeMo Gym configuration's run keys as its own flags: output, repeats (as routed),
-// concurrency, the agents' context_history and the policy model server (openai_model, vllm_model); flags on
+// concurrency, the agents' context_history and the policy model server (openai_model, vllm_model, switchyard_model); flags on
 // the command line win.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -9,7 +9,7 @@ import { isMap } from '../../config/tree';
 import { GymError } from '../../errors';
 import type { ConfigRun } from '../../routing/from-config';
 
-type Flags = Record<string, string>;
+type Flags = Record<string, string | string[]>;
 
 /** A NeMo Gym configuration has config_paths or server instances at its top; a flat eval file has flag names. */
 export function isNemoGymConfigFile(file: string): boolean {
@@ -47,12 +47,25 @@ function modelFlags(run: ConfigRun): Flags {
   let flags: Flags;
   if (server.implementation === 'openai_model') flags = { model: 'openai', ...opt('model-name', text(c.openai_model)), ...opt('model-url', text(c.openai_base_url)) };
   else if (server.implementation === 'vllm_model') flags = { model: 'vllm', ...opt('model-name', text(c.model)), ...opt('model-url', Array.isArray(c.base_url) ? text(c.base_url[0]) : text(c.base_url)) };
+  else if (server.implementation === 'switchyard_model') flags = switchyardFlags(c);
   else return {};
   const key = modelKey(run);
   return key ? { ...flags, 'api-key-env': key.variable } : flags;
 }
 
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** NeMo Gym's switchyard_model: a proxy's base URL attaches (and wins over a deployment, as there), else the deployment is hosted. */
+function switchyardFlags(c: Record<string, unknown>): Flags {
+  const url = text(c.switchyard_base_url);
+  const headers = Array.isArray(c.session_id_headers) ? c.session_id_headers.filter((h): h is string => typeof h === 'string') : undefined;
+  return {
+    model: 'switchyard',
+    ...opt('model-name', text(c.switchyard_model)),
+    ...(url ? { 'model-url': url } : opt('switchyard-deployment', text(c.deployment))),
+    ...(headers?.length ? { 'switchyard-session-header': headers } : {}),
+  };
+}
 
 /** The key the configuration's policy model server holds, and the variable a run names it by. */
 function modelKey(run: ConfigRun): { server: string; variable: string; key: string } | undefined {

@@ -12,7 +12,10 @@ import { endpointsOf, unreachableEndpoints } from '../../gateway/probe';
 import { MATERIALIZED_INPUTS, resolveConfigRun, type ConfigRun } from '../../routing/from-config';
 import { writeFileAtomic } from '../../store/jsonl';
 import { configRunFlags, isNemoGymConfigFile, lendModelKey } from './eval-run-config';
-import { AnthropicModelSpec, type ModelSpec } from '../../gateway/spec';
+import { AnthropicModelSpec, ModelSpec } from '../../gateway/spec';
+import { readModelSpecFile } from '../model-spec-file';
+import { checkRouting } from '../routing-check';
+import { conditionsFlag, runConditions } from './eval-conditions';
 import { RunConfig, defaultRunId, runTaskQueue } from '../../runs/manifest';
 import { prepareRun, startRun, validateRunInput } from '../../runs/client';
 import { checkOutputDir } from '../../runs/output-dir';
@@ -29,7 +32,11 @@ import { RECONNECT_USAGE, reconnectTimeoutMs } from '../reconnect';
 import { openSession } from '../session';
 import { followRun, showIfComplete } from './follow';
 
-export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai|vllm|anthropic> --input <tasks.jsonl> --output <dir> [options]
+export const EVAL_RUN_USAGE = `usage: gym eval run --env <name> --model <mock|openai|vllm|anthropic|switchyard> --input <tasks.jsonl> --output <dir> [options]
+       gym eval run ... --model-spec <spec.yaml>      any model spec: a Switchyard proxy, Gymflow's routed model, …
+       gym eval run ... --condition NAME=<spec.yaml> --condition NAME2=<spec.yaml> [--price MODEL=IN,OUT]
+                    the same benchmark once per condition (each into <dir>/NAME), then a comparison per
+                    condition: reward with its 95% interval, tokens, latency, the targets that served, cost
        gym eval run --config configs/evals/<name>.yaml [options that override it]
        gym eval run --config <NeMo Gym config.yaml> | config_paths=[a.yaml,b.yaml] [key=value +key=value ++key=value ...]
                     (--input FILE | --split train|validation|benchmark) --output <dir> [options]
@@ -98,6 +105,10 @@ vllm model:    --model-name NAME --model-url URL [--api-key-env VAR]   token ids
                --model-endpoint-file F instead of --model-url: the replicas a serving job publishes in F, one URL
                per line, followed without a restart (docs/gateway.md; gym eval submit writes one, docs/slurm.md)
 anthropic:     --model-name NAME [--model-url URL] --api-key-env VAR (default ANTHROPIC_API_KEY)
+switchyard:    --model-name ROUTE (--switchyard-deployment routes.toml | --model-url URL of a running proxy)
+               [--api-key-env VAR] [--switchyard-session-header H ...]   the NVIDIA Switchyard routing proxy,
+               hosted by the gateway from its TOML deployment (bash scripts/setup-switchyard.sh) or attached;
+               the deployment is loaded by Switchyard itself before the run starts (docs/gateway.md)
                --model-connect-timeout-ms MS (default 10000) --model-first-byte-timeout-ms MS (default 120000)
                --model-idle-timeout-ms MS (default 60000) --model-total-timeout-ms MS (default 540000)
                bound each call to the model and the judge; a call past one fails as "timeout"
@@ -156,6 +167,11 @@ export const EVAL_RUN_FLAGS = {
   'model-url': { type: 'string' },
   'model-endpoint-file': { type: 'string' },
   'api-key-env': { type: 'string' },
+  'model-spec': { type: 'string' },
+  'switchyard-deployment': { type: 'string' },
+  'switchyard-session-header': { type: 'string', multiple: true },
+  condition: { type: 'string', multiple: true },
+  price: { type: 'string', multiple: true },
   ...Object.fromEntries(Object.values(TIMEOUT_FLAGS).map((flag) => [flag, { type: 'string' }])),
   'judge-model': { type: 'string' },
   'judge-model-name': { type: 'string' },
@@ -164,16 +180,19 @@ export const EVAL_RUN_FLAGS = {
 } as const;
 
 /** Flags only the command line takes: they steer reading a NeMo Gym configuration, or stop before the run. */
-const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type', 'environment', 'allow-unsupported-pairing', 'env-yaml', 'search-dir']);
+const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type', 'environment', 'allow-unsupported-pairing', 'env-yaml', 'search-dir', 'condition', 'price']);
 
 /** Every flag of `gym eval run`: the settings a config file (or the trigger API's request body) may hold. */
 export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(EVAL_RUN_FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
 
 type Values = Record<string, string | boolean | string[] | undefined>;
+type EvalRunFlags = ReturnType<typeof parseFlags<typeof FLAGS>>['values'];
 
 function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDir: string): ModelSpec | undefined {
+  if (prefix === '' && values['model-spec'] !== undefined) return readModelSpecFile(String(values['model-spec']), '--model-spec', { envName, runDir });
   const backend = values[prefix === '' ? 'model' : 'judge-model'] as string | undefined;
   if (backend === undefined) return undefined;
+  if (backend === 'switchyard' && prefix === '') return switchyardSpec(values);
   if (backend === 'mock') {
     const replay = ((values['mock-replay'] as string[] | undefined) ?? []).map((f) => {
       if (!existsSync(f)) throw new GymError('NOT_FOUND', `--mock-replay file ${f} does not exist`);
@@ -203,7 +222,27 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
     if (backend === 'anthropic') return AnthropicModelSpec.parse({ backend, ...common, api_key_env: keyEnv ?? 'ANTHROPIC_API_KEY' });
     return { backend, ...common, api_key_env: keyEnv ?? 'OPENAI_API_KEY' };
   }
-  throw new GymError('BAD_FLAG', `--${prefix}model must be mock, openai, vllm or anthropic, got "${backend}"`);
+  throw new GymError('BAD_FLAG', `--${prefix}model must be mock, openai, vllm${prefix === '' ? ', anthropic or switchyard' : ' or anthropic'}, got "${backend}"`);
+}
+
+function switchyardSpec(values: Values): ModelSpec {
+  const route = values['model-name'] as string | undefined;
+  if (!route) throw new GymError('BAD_FLAG', '--model switchyard needs --model-name (the route id of the deployment, [routes.<key>] id = …)');
+  const deployment = values['switchyard-deployment'] as string | undefined;
+  const url = values['model-url'] as string | undefined;
+  if ((deployment === undefined) === (url === undefined)) throw new GymError('BAD_FLAG', '--model switchyard needs --switchyard-deployment FILE (the gateway hosts the proxy) or --model-url URL (a running proxy), one of the two');
+  const headers = values['switchyard-session-header'] as string[] | undefined;
+  const timeouts = modelTimeouts(values);
+  const parsed = ModelSpec.safeParse({
+    backend: 'switchyard',
+    model: route,
+    ...(deployment ? { deployment: path.resolve(deployment) } : { base_url: url }),
+    ...(values['api-key-env'] ? { api_key_env: values['api-key-env'] } : {}),
+    ...(headers ? { session_id_headers: headers } : {}),
+    ...(timeouts ? { timeouts } : {}),
+  });
+  if (!parsed.success) throw new GymError('BAD_FLAG', `--model switchyard: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
 }
 
 const REMOTE_TIMEOUT_FLAGS = [
@@ -306,7 +345,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   if (routed && values.env !== undefined) throw new GymError('BAD_FLAG', '--env does not go with a NeMo Gym configuration: each row is played against the environment its agent or task_source names');
   const env = routed ? routed.env : environmentFlag(values);
   const envName = envKey(env);
-  requireFlag(values, 'model', EVAL_RUN_USAGE);
+  if (values['model-spec'] === undefined) requireFlag(values, 'model', EVAL_RUN_USAGE);
   const environments = routed?.environments ?? [env];
   const runDir = path.resolve(requireFlag(values, 'output', EVAL_RUN_USAGE));
   // A routed run plays the rows it wrote into its folder (the limit was applied to the input before routing).
@@ -375,6 +414,15 @@ function isNemoGymRun(values: Values, positionals: string[]): boolean {
 export async function evalRun(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(argv, EVAL_RUN_FLAGS, EVAL_RUN_USAGE);
   if (values.help) return say(EVAL_RUN_USAGE);
+  if (values.model !== undefined && values['model-spec'] !== undefined) throw new GymError('BAD_FLAG', '--model and --model-spec name the model twice: give one');
+  const conditions = conditionsFlag(values);
+  if (conditions) return runConditions({ conditions, values, usage: EVAL_RUN_USAGE, runOne: (flags) => runEval(flags as EvalRunFlags, positionals, logger, say), say });
+  if (values.price !== undefined) throw new GymError('BAD_FLAG', '--price goes with --condition (it prices the comparison)');
+  await runEval(values, positionals, logger, say);
+}
+
+/** One run as the flags describe it; resolves once it is finished (or detached, or only checked). */
+async function runEval(values: EvalRunFlags, positionals: string[], logger: Logger, say: (line: string) => void): Promise<{ runDir: string; finished: boolean }> {
   const nemoGym = isNemoGymRun(values, positionals);
   if (!nemoGym) for (const flag of ['env-yaml', 'search-dir', 'allow-unsupported-pairing'] as const) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
   let config: RunConfig;
@@ -419,10 +467,12 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
   const gate = gateFlags(settings);
   // A dry run checks the endpoints of any run; a NeMo Gym configuration's run checks them before it starts, as NeMo Gym does.
   if (values['dry-run'] || nemoGym) await checkEndpoints(config, endpointSeconds(values, endpointTimeout), say, !!values['dry-run']);
+  // A Switchyard deployment is loaded by Switchyard itself now: a bad one is refused before anything starts.
+  await checkRouting(config.model, say, !!values['dry-run']);
   if (values['dry-run']) {
     say(`rollouts: ${materialized ? materialized.length : 'every task'} × ${config.numRepeats} repeat(s) → ${config.runDir}`);
     say('dry run: everything checked; nothing was started');
-    return;
+    return { runDir: config.runDir, finished: false };
   }
   const session = await openSession(say);
   try {
@@ -432,10 +482,11 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
     if (!finished) {
       const handle = await startRun(session.client, manifest);
       say(`${resumed ? 'resuming' : 'started'} run ${config.runId} (workflow ${handle.workflowId}) → ${config.runDir}`);
-      if (values.detach) return;
+      if (values.detach) return { runDir: config.runDir, finished: false };
       finished = !!(await followRun({ session, handle, runDir: config.runDir, taskQueue: config.taskQueue, withWorker: !values['no-worker'], logger, say, ...follow }));
     }
     if (finished && hasGate(gate)) await checkGate(config.runDir, gate, say);
+    return { runDir: config.runDir, finished };
   } finally {
     await session.close();
   }

@@ -2,10 +2,13 @@
 // validated at the edge, answered with OpenAI-shaped objects (or a thrown GatewayError).
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { CallRouting } from '../../schemas/records';
 import type { ResponseObject } from '../../schemas/responses';
 import { GatewayError } from '../errors';
 import type { ModelSpec } from '../spec';
 import type { ChatCompletion, ChatCompletionRequest, ResponsesRequest } from '../wire';
+
+export type { CallRouting };
 
 export interface CallContext {
   /** The registered model name the caller asked for. */
@@ -17,6 +20,12 @@ export interface CallContext {
   log: Logger;
   /** Aborted when the caller disconnects (or its in-process signal fires), so abandoned calls stop waiting on upstreams. */
   signal: AbortSignal;
+  /** The run folder the call belongs to (a rollout-scoped URL's, or the in-process caller's): where routing conditions are recorded. */
+  runDir?: string;
+  /** The task row the rollout plays (in-process callers): what the `rules` routing strategy reads. */
+  task?: Record<string, unknown>;
+  /** A routing backend says here which target served the call; the gateway keeps it in the call's record. */
+  served?(routing: CallRouting): void;
 }
 
 export interface Backend {

@@ -13,28 +13,42 @@ import { createUpstream, upstreamPlacement } from './upstream';
 
 const OPENAI_API = 'https://api.openai.com/v1';
 
-export function openaiBackend(spec: OpenAIModelSpec): Backend {
+/** How a backend built on this one (Switchyard's) reaches its upstream differently. */
+export interface OpenAIUpstreamOptions {
+  /** The key to send, read per call; undefined sends none. Default: the spec's `api_key_env`, required. */
+  key?: () => string | undefined;
+  /** Headers of one call, from its context (e.g. the session id a routing proxy reads). */
+  callHeaders?: (ctx: CallContext) => Record<string, string>;
+  label?: string;
+}
+
+export function openaiBackend(spec: OpenAIModelSpec, options: OpenAIUpstreamOptions = {}): Backend {
   const fallback = process.env.OPENAI_BASE_URL ?? OPENAI_API;
   const { replicas, rotation, timeouts } = upstreamPlacement(spec, fallback);
-  const key = (): string => {
-    const apiKey = process.env[spec.api_key_env];
-    if (!apiKey) {
-      throw new GatewayError(500, 'server_error', 'missing_api_key', `environment variable ${spec.api_key_env} is not set where the gateway runs; set it to the upstream's API key`);
-    }
-    return apiKey;
-  };
-  const label = spec.base_url === undefined && spec.endpoint_file === undefined && fallback === OPENAI_API ? 'the OpenAI API' : `${spec.model} at ${replicas.current.join(', ') || spec.endpoint_file}`;
+  const key =
+    options.key ??
+    ((): string => {
+      const apiKey = process.env[spec.api_key_env];
+      if (!apiKey) {
+        throw new GatewayError(500, 'server_error', 'missing_api_key', `environment variable ${spec.api_key_env} is not set where the gateway runs; set it to the upstream's API key`);
+      }
+      return apiKey;
+    });
+  const label = options.label ?? (spec.base_url === undefined && spec.endpoint_file === undefined && fallback === OPENAI_API ? 'the OpenAI API' : `${spec.model} at ${replicas.current.join(', ') || spec.endpoint_file}`);
   const upstream = createUpstream({
     label,
     replicas,
     rotation,
     timeouts,
-    headers: () => ({ authorization: `Bearer ${key()}` }),
-    secret: () => process.env[spec.api_key_env],
+    headers: (): Record<string, string> => {
+      const k = key();
+      return k === undefined ? {} : { authorization: `Bearer ${k}` };
+    },
+    secret: () => (options.key ? options.key() : process.env[spec.api_key_env]),
   });
   const call = (ctx: CallContext) => {
     key();
-    return { signal: ctx.signal, session: ctx.session };
+    return { signal: ctx.signal, session: ctx.session, headers: options.callHeaders?.(ctx) };
   };
 
   async function chat(body: object, ctx: CallContext): Promise<ChatCompletion> {

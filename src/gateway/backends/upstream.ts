@@ -56,6 +56,8 @@ export interface UpstreamCall {
   signal: AbortSignal;
   /** Keeps a rollout's calls on one replica. */
   session?: string;
+  /** Headers of this call only (e.g. the session id a routing proxy reads), under the upstream's own. */
+  headers?: Record<string, string>;
 }
 
 /** A path under the base URL, or the URL itself made from the chosen replica's base URL. */
@@ -95,7 +97,7 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
           method: 'POST',
           dispatcher,
           signal,
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...settings.headers() },
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...call.headers, ...settings.headers() },
           body: payload,
         });
         if (reply.statusCode >= 200 && reply.statusCode < 300) return reply;
