@@ -186,7 +186,7 @@ const COMMAND_LINE_ONLY = new Set(['dry-run', 'split', 'agent-name', 'agent-type
 export const EVAL_RUN_FLAG_NAMES: ReadonlySet<string> = new Set(Object.keys(EVAL_RUN_FLAGS).filter((f) => !COMMAND_LINE_ONLY.has(f)));
 
 type Values = Record<string, string | boolean | string[] | undefined>;
-type EvalRunFlags = ReturnType<typeof parseFlags<typeof FLAGS>>['values'];
+type EvalRunFlags = ReturnType<typeof parseFlags<typeof EVAL_RUN_FLAGS>>['values'];
 
 function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDir: string): ModelSpec | undefined {
   if (prefix === '' && values['model-spec'] !== undefined) return readModelSpecFile(String(values['model-spec']), '--model-spec', { envName, runDir });
