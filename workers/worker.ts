@@ -14,12 +14,15 @@ import { workflowBundle } from './bundle';
 
 export const WORKFLOWS_PATH = path.join(PACKAGE_ROOT, 'workflows', 'index.ts');
 
-let runtimeInstalled = false;
+// The SDK's runtime is one per process, while this module may be evaluated more than once in one (a test
+// runner that shares its process between test files): the mark is kept on the process, not the module.
+const RUNTIME_INSTALLED = Symbol.for('gymflow.temporal-runtime-installed');
 
 /** Routes the SDK's logs through pino; must run before the first connection or worker is made. */
 export function installRuntime(logger: Logger): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
+  const marks = globalThis as { [RUNTIME_INSTALLED]?: boolean };
+  if (marks[RUNTIME_INSTALLED]) return;
+  marks[RUNTIME_INSTALLED] = true;
   Runtime.install({
     // Commands handle their own signals: Ctrl-C must leave the run resumable and say so.
     shutdownSignals: [],
