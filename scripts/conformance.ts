@@ -34,6 +34,8 @@ export const EXCEPTIONS: Record<string, string> = {
 const NOTES: Record<string, string> = {
   aviary_gsm8k:
     "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
+  aviary_hotpotqa:
+    "Recorded by NeMo Gym's aviary agent as transitions for task_idx rows, its search and lookup reading live Wikipedia; Gymflow's rows carry the HotpotQA question and answer and a snapshot of the Wikipedia answers the episodes saw, and tests/environments/aviary_hotpotqa.test.ts checks every recorded tool output is replayed exactly.",
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",

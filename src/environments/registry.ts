@@ -6,6 +6,7 @@ import { parseConfiguredName, parseRemoteName, REMOTE_PREFIX } from './names';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
 import { aviaryGsm8k } from './aviary_gsm8k';
+import { aviaryHotpotqa } from './aviary_hotpotqa';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
@@ -58,6 +59,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   blackjack,
   openAirCongestion,
   aviaryGsm8k,
+  aviaryHotpotqa,
   financeAgentV2,
   exampleSingleToolCall,
   exampleMultiStep,
