@@ -23,6 +23,8 @@ export const DOC_FILE = path.join(ROOT, 'docs/environments.md');
 
 /** Environments whose recorded rewards are known not to be all reproducible, and why. */
 export const EXCEPTIONS: Record<string, string> = {
+  agentif:
+    "The recorded rewards are stale: an older NeMo Gym rewarded CSR (n_true / graded, e.g. 0.75), NeMo Gym 0.7.0's verify, and Gymflow, reward ISR (1 only when every graded constraint passes), and the judge's replies were not recorded. tests/environments/agentif.test.ts checks the recorded rewards are CSR, and that on the same responses and some 200 more cases NeMo Gym 0.7.0's verify, with a scripted judge replayed by prompt, and Gymflow agree on every reward, count and breakdown.",
   mcqa: 'One recorded reward is stale: NeMo Gym recorded 0.0 for `\\boxed{\\nC: …}` (example_rollouts.jsonl line 3), which its current verifier, and Gymflow, score 1.0.',
   blackjack: "NeMo Gym deals from an unseeded random.Random(), so its recorded games cannot be dealt again: agreement is chance.",
   finance_agent_v2:
