@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentif, AgentIFTask } from '../../src/environments/agentif';
+import { agentifOracle } from '../../src/environments/agentif/oracle';
 import { getEnvironment } from '../../src/environments/registry';
 import { JudgeError, type JudgeCall } from '../../src/environments/types';
 import { outputText, type ResponseObject } from '../../src/schemas/responses';
+import { seededRng } from '../../src/util/rng';
 import { FIXTURES, answerResponse, failingJudge, judgeReply, readJsonl } from './nemo_fixtures';
 
 const tasks = readJsonl<Record<string, unknown>>(path.resolve(import.meta.dirname, '../../src/environments/agentif/data/example.jsonl'));
@@ -131,6 +133,19 @@ describe('agentif verify', () => {
       expect(await unjailed.verify(t, answerResponse('A'), { state: null, judge })).toMatchObject({ n_true: 2, n_error: 1, reward: 0 });
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('agentif oracle', () => {
+  it("a wrong answer earns 0 whatever the judge says; a right one passes the rows' format checks", async () => {
+    const yes: JudgeCall = async () => judgeReply('YES');
+    for (const row of tasks) {
+      const task = AgentIFTask.parse(row);
+      const play = async (correct: boolean) => (await agentif.verify(task, { id: 'r', object: 'response', output: agentifOracle(task, [], { correct, rng: seededRng(1) }) }, { state: null, judge: yes })) as Record<string, number>;
+      const [right, wrong] = [await play(true), await play(false)];
+      expect(wrong.reward).toBe(0);
+      expect(right.n_true).toBeGreaterThan(wrong.n_true!);
     }
   });
 });

@@ -2,6 +2,7 @@
 // mock backend imports this, so oracles stay out of the environments the rest of the product runs.
 import { parseConfiguredName } from '../../../environments/names';
 import type { Oracle } from '../../../environments/oracle';
+import { agentifOracle } from '../../../environments/agentif/oracle';
 import { aviaryGsm8kOracle } from '../../../environments/aviary_gsm8k/oracle';
 import { aviaryHotpotqaOracle } from '../../../environments/aviary_hotpotqa/oracle';
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
@@ -34,6 +35,7 @@ import { workplaceAssistantOracle } from '../../../environments/workplace_assist
 
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
 const ORACLES: Readonly<Record<string, Oracle<any>>> = {
+  agentif: agentifOracle,
   aviary_gsm8k: aviaryGsm8kOracle,
   aviary_hotpotqa: aviaryHotpotqaOracle,
   blackjack: blackjackOracle,
