@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { GymError } from '../../errors';
-import { SYSTEM_LIBRARIES, findOnPath, launchJail, type Jail } from '../../sandboxes/local/bwrap';
+import { SYSTEM_LIBRARIES, findOnPath, launchJail, type Jail, type JailExit } from '../../sandboxes/local/bwrap';
 
 const CHECKER = fileURLToPath(new URL('./checker.py', import.meta.url));
 // The distribution's interpreter: a version-manager shim on PATH starts ten times slower.
@@ -19,6 +19,7 @@ const SESSION_DEADLINE_MS = 30 * 60_000;
 const MEMORY_BYTES = 2 * 1024 ** 3;
 const UNSAFE_HINT = 'give agentif the setting unsafe_no_isolation=true (--env-option unsafe_no_isolation=true)';
 const STARTED = '{"started": true}';
+const START_ATTEMPTS = 3;
 
 /** What check_following returned: text (read as a verdict), None, or anything else by its truthiness. */
 export const CheckValue = z.discriminatedUnion('type', [
@@ -58,7 +59,8 @@ export class CodeChecker {
   /** `none` runs the checks as a plain process: for machines without bubblewrap, and unsafe. */
   constructor(private readonly isolation: 'bwrap' | 'none' = 'bwrap') {}
 
-  private async start(): Promise<Running> {
+  /** A started checker, or how the jail ended before the checker could start. */
+  private async launch(): Promise<Running | { exit: JailExit }> {
     const dir = await mkdtemp(join(tmpdir(), 'gymflow-agentif-'));
     await chmod(dir, 0o755);
     const workspace = join(dir, 'workspace');
@@ -79,13 +81,25 @@ export class CodeChecker {
     );
     const lines = createInterface({ input: jail.stdout })[Symbol.asyncIterator]();
     const running: Running = { jail, dir, next: async () => ((await lines.next()).value as string | undefined) };
-    if ((await running.next()) !== STARTED) {
-      const exit = await jail.done;
-      await rm(dir, { recursive: true, force: true });
+    if ((await running.next()) === STARTED) return running;
+    const exit = await jail.done;
+    await rm(dir, { recursive: true, force: true });
+    return { exit };
+  }
+
+  private async start(): Promise<Running> {
+    for (let attempt = 1; ; attempt++) {
+      const launched = await this.launch();
+      if (!('exit' in launched)) return launched;
+      const { exit } = launched;
+      // bwrap could not make the jail's namespaces for want of processes or namespaces on a busy machine: transient.
+      if (attempt < START_ATTEMPTS && exit.stderr.includes('Resource temporarily unavailable')) {
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+        continue;
+      }
       // The checker never started: its interpreter or the jail is broken, not the response.
       throw new GymError('ENV_ERROR', `agentif code checks could not start ${PYTHON} in their jail (exit ${exit.exitCode ?? exit.signal}): ${exit.stderr.trim().slice(-2000)}`);
     }
-    return running;
   }
 
   /** Runs `source`'s check_following on `input`; its own failures (an exception, an exit, a timeout) are the reply's error. */
