@@ -23,6 +23,8 @@ export const DOC_FILE = path.join(ROOT, 'docs/environments.md');
 
 /** Environments whose recorded rewards are known not to be all reproducible, and why. */
 export const EXCEPTIONS: Record<string, string> = {
+  agentif:
+    "The recorded rewards are stale: an older NeMo Gym rewarded CSR (n_true / graded, e.g. 0.75), NeMo Gym 0.7.0's verify, and Gymflow, reward ISR (1 only when every graded constraint passes), and the judge's replies were not recorded. tests/environments/agentif.test.ts checks the recorded rewards are CSR, and that on the same responses and some 200 more cases NeMo Gym 0.7.0's verify, with a scripted judge replayed by prompt, and Gymflow agree on every reward, count and breakdown.",
   mcqa: 'One recorded reward is stale: NeMo Gym recorded 0.0 for `\\boxed{\\nC: …}` (example_rollouts.jsonl line 3), which its current verifier, and Gymflow, score 1.0.',
   blackjack: "NeMo Gym deals from an unseeded random.Random(), so its recorded games cannot be dealt again: agreement is chance.",
   finance_agent_v2:
@@ -34,6 +36,8 @@ export const EXCEPTIONS: Record<string, string> = {
 const NOTES: Record<string, string> = {
   aviary_gsm8k:
     "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
+  aviary_hotpotqa:
+    "Recorded by NeMo Gym's aviary agent as transitions for task_idx rows, its search and lookup reading live Wikipedia; Gymflow's rows carry the HotpotQA question and answer and a snapshot of the Wikipedia answers the episodes saw, and tests/environments/aviary_hotpotqa.test.ts checks every recorded tool output is replayed exactly.",
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",

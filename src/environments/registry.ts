@@ -5,7 +5,9 @@ import { envKey, type EnvRefInput } from './ref';
 import { parseConfiguredName, parseRemoteName, REMOTE_PREFIX } from './names';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
+import { agentif } from './agentif';
 import { aviaryGsm8k } from './aviary_gsm8k';
+import { aviaryHotpotqa } from './aviary_hotpotqa';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
@@ -37,6 +39,7 @@ import { wmtTranslation } from './wmt_translation';
 import { workplaceAssistant } from './workplace_assistant';
 
 const ENVIRONMENTS: readonly AnyEnvironment[] = [
+  agentif,
   mcqa,
   mathWithJudge,
   litmusAgent,
@@ -58,6 +61,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   blackjack,
   openAirCongestion,
   aviaryGsm8k,
+  aviaryHotpotqa,
   financeAgentV2,
   exampleSingleToolCall,
   exampleMultiStep,

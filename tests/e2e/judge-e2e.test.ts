@@ -6,7 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bbqReferenceRollouts } from '../../scripts/conformance';
 import { getEnvironment } from '../../src/environments/registry';
+import { assistantMessage } from '../../src/environments/example_single_tool_call';
 import { parseModelSpec } from '../../src/gateway/spec';
+import type { ResponseObject } from '../../src/schemas/responses';
 import { inputKey, readRows, type Row } from '../../src/reverify';
 import { recordedJudgeExchanges, type JudgeExchange } from '../../src/reverify/judge';
 import { FIXTURES, readJsonl } from '../environments/nemo_fixtures';
@@ -84,5 +86,30 @@ describe('social_bias in a durable eval', () => {
     expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
     // Full, partial (low-quality explanation) and no credit are all among them.
     expect(records.map((r) => r.record.reward as number).sort()).toEqual([0, 0.5, 1, 1, 1]);
+  });
+});
+
+describe('agentif in a durable eval', () => {
+  it("gives NeMo Gym 0.7.0's rewards and counts, its Python checks jailed, the judge replayed through the gateway", { timeout: 300_000 }, async () => {
+    const data = path.resolve(import.meta.dirname, '../../src/environments/agentif/data/example.jsonl');
+    const recorded = readJsonl<Row>(path.join(FIXTURES, 'agentif', 'example_rollouts.jsonl'));
+    // NeMo Gym 0.7.0's verdicts, with its lenient scripted judge's replies, on the recorded responses from
+    // their first <code> on (tests/environments/agentif.cases.py): some rows pass, some do not.
+    const cases = readJsonl<{ row?: number; text: string; lenient_judge?: boolean; judge: Record<string, string>; verdict: Row }>(path.resolve(import.meta.dirname, '../environments/agentif.cases.jsonl'));
+    const graded = recorded.map((r) => cases.find((c) => c.lenient_judge && c.row === r._ng_task_index && c.text.startsWith('<code>'))!);
+    const rollouts = recorded.map((r, i) => ({ ...r, response: { ...(r.response as ResponseObject), output: [assistantMessage(graded[i]!.text)] }, reward: graded[i]!.verdict.reward }));
+    const exchanges: JudgeExchange[] = graded.flatMap((c) =>
+      Object.entries(c.judge).map(([prompt, reply]) => ({ responses_create_params: { input: [{ role: 'user', content: prompt }] }, response: { output: [assistantMessage(reply)] } })),
+    );
+    const { result, records } = await judgedRun('agentif', data, rollouts, exchanges);
+
+    expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
+    expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
+    expect(new Set(records.map((r) => r.recorded))).toEqual(new Set([0, 1]));
+    for (const { record } of records) {
+      const verdict = graded.find((c) => c.row === record._ng_task_index)!.verdict;
+      const counts = (v: Row) => ({ n_true: v.n_true, n_false: v.n_false, n_skipped: v.n_skipped, n_error: v.n_error });
+      expect(counts(record)).toEqual(counts(verdict));
+    }
   });
 });

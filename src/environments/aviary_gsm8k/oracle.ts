@@ -5,7 +5,8 @@ import { assistantMessage } from '../example_single_tool_call';
 import type { Oracle } from '../oracle';
 import type { AviaryGsm8kTask } from '.';
 
-const call = (name: string, args: Record<string, unknown>, id: string): ConversationItem => ({
+/** A model's function call item, as the oracles of Aviary's tool environments emit them. */
+export const functionCall = (name: string, args: Record<string, unknown>, id: string): ConversationItem => ({
   type: 'function_call',
   call_id: id,
   name,
@@ -15,7 +16,7 @@ const call = (name: string, args: Record<string, unknown>, id: string): Conversa
 export const aviaryGsm8kOracle: Oracle<AviaryGsm8kTask> = (task, history, { correct }) => {
   const calls = history.filter((item) => item.type === 'function_call').length;
   const value = correct ? task.answer : task.answer + 1;
-  if (calls === 0) return [call('calculator', { expr: `${value} * 1` }, 'call_calc')];
-  if (calls === 1) return [call('submit_answer', { answer: String(value) }, 'call_submit')];
+  if (calls === 0) return [functionCall('calculator', { expr: `${value} * 1` }, 'call_calc')];
+  if (calls === 1) return [functionCall('submit_answer', { answer: String(value) }, 'call_submit')];
   return [assistantMessage(`The answer is ${value}.`)];
 };

@@ -37,7 +37,7 @@ export function stripThink(text: string): string {
 }
 
 /** NeMo Gym's best-effort response text: output_text, else every message's text parts. */
-function responseText(response: ResponseObject): string {
+export function responseText(response: ResponseObject): string {
   const text = outputText(response.output);
   if (text) return text;
   let all = '';

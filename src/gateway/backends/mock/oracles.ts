@@ -2,7 +2,9 @@
 // mock backend imports this, so oracles stay out of the environments the rest of the product runs.
 import { parseConfiguredName } from '../../../environments/names';
 import type { Oracle } from '../../../environments/oracle';
+import { agentifOracle } from '../../../environments/agentif/oracle';
 import { aviaryGsm8kOracle } from '../../../environments/aviary_gsm8k/oracle';
+import { aviaryHotpotqaOracle } from '../../../environments/aviary_hotpotqa/oracle';
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
 import { citationIfOracle } from '../../../environments/citation_if/oracle';
 import { codeGenOracle } from '../../../environments/code_gen/oracle';
@@ -33,7 +35,9 @@ import { workplaceAssistantOracle } from '../../../environments/workplace_assist
 
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
 const ORACLES: Readonly<Record<string, Oracle<any>>> = {
+  agentif: agentifOracle,
   aviary_gsm8k: aviaryGsm8kOracle,
+  aviary_hotpotqa: aviaryHotpotqaOracle,
   blackjack: blackjackOracle,
   citation_if: citationIfOracle,
   code_gen: codeGenOracle,
