@@ -47,6 +47,11 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   /** True when verify cannot grade without a judge model (the run must name one). */
   requiresJudge?: boolean;
   /**
+   * What of the environment needs a download or an outside service these machines do not reach (a model, an
+   * API): those parts are reported unavailable in its results, never faked. Shown by `gym env list`.
+   */
+  needsDownload?: readonly string[];
+  /**
    * The environment's settings (NeMo Gym's per-server config keys), for environments that have any:
    * `schema` validates options given for a run, `create` builds the environment with them applied
    * over its defaults.

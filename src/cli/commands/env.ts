@@ -1,11 +1,28 @@
 // `gym env list`: the environments this build knows.
 import type { Logger } from 'pino';
 import { environmentNames, getEnvironment } from '../../environments/registry';
+import type { AnyEnvironment } from '../../environments/types';
 import { parseFlags } from '../args';
 
 export async function envList(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values } = parseFlags(argv, { json: { type: 'boolean' } }, 'usage: gym env list [--json]');
   const envs = environmentNames().map((n) => getEnvironment(n));
-  if (values.json) return say(JSON.stringify(envs.map((e) => ({ name: e.name, description: e.description, reverify_mode: e.reverifyMode, tools: Object.keys(e.tools) })), null, 2));
-  for (const e of envs) say(`${e.name.padEnd(48)} ${e.description}`);
+  if (values.json) {
+    const rows = envs.map((e) => ({ name: e.name, description: e.description, agent: e.agent, reverify_mode: e.reverifyMode, tools: Object.keys(e.tools), ...needs(e) }));
+    return say(JSON.stringify(rows, null, 2));
+  }
+  say(`${'NAME'.padEnd(48)} ${'NEEDS'.padEnd(24)} DESCRIPTION`);
+  for (const e of envs) say(`${e.name.padEnd(48)} ${needsLabel(e).padEnd(24)} ${e.description}`);
+  say('needs: judge = a judge model (--judge-model); sandbox = a harness in a sandbox (--agent); download = parts reported unavailable here (see --json)');
+}
+
+/** What a run of the environment needs beyond the policy model. */
+function needs(e: AnyEnvironment): { needs_judge: boolean; needs_sandbox: boolean; needs_download: readonly string[] } {
+  return { needs_judge: !!e.requiresJudge, needs_sandbox: !!e.sandboxed, needs_download: e.needsDownload ?? [] };
+}
+
+function needsLabel(e: AnyEnvironment): string {
+  const n = needs(e);
+  const parts = [n.needs_judge && 'judge', n.needs_sandbox && 'sandbox', n.needs_download.length > 0 && 'download'].filter(Boolean);
+  return parts.length ? parts.join(',') : '-';
 }

@@ -59,6 +59,7 @@ export function createFinanceAgentV2(options: z.infer<typeof Settings> = {}) {
   const index = new FilingIndex(filings);
   return defineEnvironment<FinanceAgentV2Task, DataStorage>({
     name: 'finance_agent_v2',
+    needsDownload: ['web_search', 'retrieve_information', 'price_history'],
     description: 'Vals Finance Agent v2: SEC research with a local full-text EDGAR index; reward is the judge-graded rubric Partial Credit.',
     taskSchema: FinanceAgentV2Task,
     requiresJudge: true,

@@ -52,6 +52,7 @@ export function createWmtTranslation(overrides: Partial<WmtTranslationConfig> = 
   const unavailable = unavailableMetrics(config);
   return defineEnvironment({
     name: 'wmt_translation',
+    needsDownload: unavailable.map((u) => u.metric),
     description: 'Machine translation (WMT24++, FLORES-200); reward = sentence chrF / 100 against the reference, as sacrebleu computes it.',
     taskSchema: WmtTranslationTask,
     configurable: { schema: WmtTranslationConfig, create: createWmtTranslation },

@@ -1,0 +1,23 @@
+// `gym env list` says what each environment needs beyond the policy model: a judge, a sandboxed harness, or
+// parts that would need a download (reported unavailable here).
+import { describe, expect, it } from 'vitest';
+import { gymHere } from '../helpers/gym-here';
+
+describe('gym env list', () => {
+  it('marks judge, sandbox and download needs, in the table and as JSON', async () => {
+    const json = await gymHere(['env', 'list', '--json']);
+    expect(json.code).toBe(0);
+    const rows = new Map((JSON.parse(json.stdout) as { name: string; needs_judge: boolean; needs_sandbox: boolean; needs_download: string[] }[]).map((r) => [r.name, r]));
+    expect(rows.get('mcqa')).toMatchObject({ needs_judge: false, needs_sandbox: false, needs_download: [] });
+    expect(rows.get('equivalence_llm_judge')).toMatchObject({ needs_judge: true, needs_sandbox: false });
+    expect(rows.get('swe_repair')).toMatchObject({ needs_judge: false, needs_sandbox: true });
+    expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
+    expect(rows.get('finance_agent_v2')).toMatchObject({ needs_judge: true, needs_download: ['web_search', 'retrieve_information', 'price_history'] });
+
+    const table = await gymHere(['env', 'list']);
+    const line = (name: string) => table.stdout.split('\n').find((l) => l.startsWith(`${name} `))!;
+    expect(line('mcqa')).toMatch(/^mcqa\s+-\s/);
+    expect(line('swe_repair')).toMatch(/\ssandbox\s/);
+    expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
+  });
+});
