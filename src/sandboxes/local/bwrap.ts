@@ -289,11 +289,22 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
   let signal: string | null = null;
   const stderr: Buffer[] = [];
   let stderrBytes = 0;
+  let info = '';
+  let infoOpen = launch.infoFd;
+  // The jail's first process is in a session of its own and dies with bwrap only once it has set its
+  // parent-death signal: a kill before bwrap has named it waits (bounded by the pipe's end) for the name.
   const kill = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // Already gone.
+    const first = firstPid(info);
+    if (infoOpen && first === undefined) {
+      setTimeout(kill, 20).unref();
+      return;
+    }
+    for (const target of [-child.pid!, first]) {
+      try {
+        if (target) process.kill(target, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
     }
   };
   const timer = setTimeout(() => {
@@ -305,8 +316,9 @@ export function launchJail(policy: JailPolicy, command: readonly string[], unsaf
     stderrBytes += chunk.length;
     while (stderrBytes - (stderr[0]?.length ?? 0) >= STDERR_TAIL) stderrBytes -= stderr.shift()!.length;
   });
-  let info = '';
   child.stdio[3]?.on('data', (chunk: Buffer) => (info += chunk.toString('utf8')));
+  child.stdio[3]?.on('close', () => (infoOpen = false));
+  setTimeout(() => (infoOpen = false), 2_000).unref();
   child.stdin!.on('error', () => {
     // The command may exit before reading what it was sent; its exit says so.
   });

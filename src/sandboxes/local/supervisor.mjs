@@ -21,11 +21,39 @@ function writeJson(name, value) {
   renameSync(tmp, join(dir, name));
 }
 
+let child;
+let timedOut = false;
+let killed = false;
+let info = '';
+let infoOpen = false;
+const jailPid = () => Number(/"child-pid"\s*:\s*(\d+)/.exec(info)?.[1] ?? 0);
+// bwrap's first process in the jail is in a session of its own and only dies with bwrap once it has set
+// its parent-death signal: a kill before bwrap has named it waits (bounded) for the name, then kills both.
+const kill = () => {
+  if (!child) return;
+  if (infoOpen && !jailPid()) {
+    setTimeout(kill, 20).unref();
+    return;
+  }
+  for (const target of [-child.pid, jailPid()]) {
+    try {
+      if (target) process.kill(target, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+};
+// Listening before saying who it is: a kill is only sent to a supervisor that has.
+process.on('SIGTERM', () => {
+  killed = true;
+  kill();
+});
+
 writeJson('supervisor.json', { pid: process.pid, startTime: startTime(process.pid) });
 
 const out = openSync(join(dir, 'stdout'), 'a');
 const err = openSync(join(dir, 'stderr'), 'a');
-const child = spawn(launch.argv[0], launch.argv.slice(1), {
+child = spawn(launch.argv[0], launch.argv.slice(1), {
   cwd: launch.cwd,
   env: launch.env,
   uid: launch.uid,
@@ -33,35 +61,28 @@ const child = spawn(launch.argv[0], launch.argv.slice(1), {
   detached: true,
   stdio: [launch.stdin === undefined ? 'ignore' : 'pipe', out, err, ...(launch.infoFd ? ['pipe'] : [])],
 });
-let timedOut = false;
-let killed = false;
-const kill = () => {
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-};
+infoOpen = Boolean(child.stdio[3]);
 const timer = setTimeout(() => {
   timedOut = true;
   kill();
 }, Math.max(0, launch.deadlineAt - Date.now()));
-process.on('SIGTERM', () => {
-  killed = true;
-  kill();
-});
 if (launch.stdin !== undefined) {
   child.stdin.on('error', () => {});
   child.stdin.end(launch.stdin);
 }
-let info = '';
 child.stdio[3]?.on('data', (chunk) => (info += chunk));
-// bwrap names the jail's first process on the info pipe. A kill right after the start can end bwrap before
-// that was read: the pipe's end (bounded) then still gives whatever bwrap wrote.
+// A kill right after the start can end bwrap before its info was read: the pipe's end (bounded) then
+// still gives whatever bwrap wrote.
 const infoRead = new Promise((resolve) => {
   if (!child.stdio[3]) return resolve();
-  child.stdio[3].on('close', resolve);
-  setTimeout(resolve, 2_000).unref();
+  child.stdio[3].on('close', () => {
+    infoOpen = false;
+    resolve();
+  });
+  setTimeout(() => {
+    infoOpen = false;
+    resolve();
+  }, 2_000).unref();
 });
 
 /** The jail's first process gone (or a zombie) means the kernel has ended its whole pid namespace. */
@@ -86,7 +107,7 @@ child.on('error', (error) => {
 child.on('exit', (code, signal) => {
   kill();
   clearTimeout(timer);
-  void infoRead.then(() => untilGone(Number(/"child-pid"\s*:\s*(\d+)/.exec(info)?.[1] ?? 0))).then(() => {
+  void infoRead.then(() => untilGone(jailPid())).then(() => {
     writeJson('status.json', { exitCode: code, signal: signal ?? (killed ? 'SIGKILL' : null), timedOut });
     process.exit(0);
   });
