@@ -299,6 +299,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     let tokens: TrainingTokenIds | undefined;
     let overrides: Record<string, unknown> | undefined;
     let routing: CallRouting | undefined;
+    let modelCtx: CallContext | undefined;
 
     const call: Call = {
       body: async () => (request = await exchange.body()),
@@ -314,9 +315,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const { spec } = registered;
         // A routed model's targets carry their own overrides; the router applies the serving one's.
         overrides = spec.backend === 'mock' || spec.backend === 'routed' ? undefined : spec.sampling_overrides;
+        modelCtx = { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal, runDir: scope?.run_dir ?? exchange.runDir, task: exchange.task, served: (r) => void (routing = r) };
         return {
           backend: registered.backend,
-          ctx: { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal, runDir: scope?.run_dir ?? exchange.runDir, task: exchange.task, served: (r) => void (routing = r) },
+          ctx: modelCtx,
           prepare: (request, shape) => {
             const remaining = scope ? admitUnderCaps(scope) : undefined;
             return withTokenCeiling(withOverrides(request, overrides, shape), remaining, shape);
@@ -395,6 +397,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const sink = exchange.openStream({ [CALL_ID_HEADER]: callId, [BACKEND_HEADER]: backendKind });
         streamed = true;
         sink.write(answer.stream.opening());
+        // A backend streaming from its upstream hands its pieces over as they come: they go on at once.
+        if (modelCtx) modelCtx.onDelta = (piece) => void (signal.aborted || sink.write(answer.stream.delta(piece)));
         let closing: SseEvent[];
         try {
           const final = await answer.result();

@@ -90,6 +90,13 @@ const UpstreamFields = {
   sampling_overrides: SamplingOverrides.optional(),
 };
 
+/**
+ * Streaming from the upstream: a streaming caller then gets its pieces as they are generated (and
+ * `idle_ms`, not `first_byte_ms`, bounds a long generation). `true` streams even for whole-answer
+ * callers; `false` always asks for whole answers (streams to the caller are then replayed from them).
+ */
+const StreamUpstream = z.boolean();
+
 export const OpenAIModelSpec = z.object({
   backend: z.literal('openai'),
   model: z.string(),
@@ -97,6 +104,8 @@ export const OpenAIModelSpec = z.object({
   api_key_env: z.string().default('OPENAI_API_KEY'),
   /** What the upstream speaks: `chat` serves Responses callers through the Responses↔Chat conversion. */
   api: z.enum(['responses', 'chat']).optional(),
+  /** Whether to stream from the upstream; default: when the caller streams. See `StreamUpstream`. */
+  stream_upstream: StreamUpstream.optional(),
   ...UpstreamFields,
 });
 
@@ -106,8 +115,8 @@ export const VLLMModelSpec = z.object({
   model: z.string(),
   /** vLLM runs without a key unless started with --api-key; then name the variable holding it. */
   api_key_env: z.string().optional(),
-  /** Stream from vLLM (tokens arrive as generated, so `idle_ms`, not `first_byte_ms`, bounds a long generation). */
-  stream_upstream: z.boolean().optional(),
+  /** Whether to stream from the upstream; default: when the caller streams. See `StreamUpstream`. */
+  stream_upstream: StreamUpstream.optional(),
   ...UpstreamFields,
 });
 

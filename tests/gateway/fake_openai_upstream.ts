@@ -53,6 +53,13 @@ export interface FakeOpenAIUpstream {
   inject(plan: FaultPlan): void;
   /** The assistant text of every normal answer (default: a greeting). */
   answerWith(text: (body: any) => string): void;
+  /**
+   * From now on, a streamed answer (`stream: true`) sends its first piece, then waits until `release` is
+   * called before sending the rest; `pieces` resolves once that first piece is written.
+   */
+  holdStreams(): { firstPieceSent: Promise<void>; release(): void };
+  /** From now on, chat answers also call this tool (its arguments streamed in pieces). */
+  callTool(call: { name: string; arguments: string } | undefined): void;
   /** From now on, answers normally again. */
   recover(): void;
   close(): Promise<void>;
@@ -86,15 +93,59 @@ function responseFor(body: any, text: string) {
   };
 }
 
-function chatCompletionFor(body: any) {
+const CHAT_TEXT = 'Hi from the fake upstream.';
+
+function chatCompletionFor(body: any, tool?: { name: string; arguments: string }) {
   return {
     id: 'chatcmpl-fake0001',
     object: 'chat.completion',
     created: 1_700_000_000,
     model: `${body.model}-2025-01-01`,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hi from the fake upstream.', refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: CHAT_TEXT, refusal: null, ...(tool ? { tool_calls: [{ id: 'call_fake0001', type: 'function', function: tool }] } : {}) },
+        finish_reason: tool ? 'tool_calls' : 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: 9, completion_tokens: 5, total_tokens: 14 },
   };
+}
+
+/** Text in pieces of a word or so, as a model streams it. */
+const pieces = (text: string) => text.match(/\S+\s*|\s+/g) ?? [];
+
+/** The events of a streamed answer, in OpenAI's shapes: chat chunks (then [DONE]) or Responses events. */
+function streamedEvents(route: 'chat' | 'responses', body: any, text: string, tool?: { name: string; arguments: string }): string[] {
+  const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+  if (route === 'chat') {
+    const whole = chatCompletionFor(body, tool);
+    const chunk = (delta: unknown, extra: Record<string, unknown> = {}, finish: string | null = null) =>
+      sse({ id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: whole.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra });
+    const out = [chunk({ role: 'assistant', content: '' }), ...pieces(CHAT_TEXT).map((p) => chunk({ content: p }))];
+    if (tool) {
+      out.push(chunk({ tool_calls: [{ index: 0, id: 'call_fake0001', type: 'function', function: { name: tool.name, arguments: '' } }] }));
+      for (const p of tool.arguments.match(/.{1,5}/gs) ?? []) out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: p } }] }));
+    }
+    out.push(chunk({}, {}, whole.choices[0]!.finish_reason));
+    if (body.stream_options?.include_usage) out.push(sse({ id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: whole.model, choices: [], usage: whole.usage }));
+    out.push(sse('[DONE]'));
+    return out;
+  }
+  const whole = responseFor(body, text);
+  let n = 0;
+  const ev = (type: string, rest: Record<string, unknown>) => sse({ type, sequence_number: n++, ...rest }, type);
+  const at = { item_id: 'msg_fake0001', output_index: 0, content_index: 0 };
+  return [
+    ev('response.created', { response: { ...whole, status: 'in_progress', output: [], usage: null } }),
+    ev('response.output_item.added', { output_index: 0, item: { ...whole.output[0], status: 'in_progress', content: [] } }),
+    ev('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } }),
+    ...pieces(text).map((p) => ev('response.output_text.delta', { ...at, delta: p })),
+    ev('response.output_text.done', { ...at, text }),
+    ev('response.output_item.done', { output_index: 0, item: whole.output[0] }),
+    ev('response.completed', { response: whole }),
+  ];
 }
 
 export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
@@ -104,6 +155,22 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
   let plan: FaultPlan | undefined;
   let answerText = (_body: any) => 'Hello from the fake upstream.';
   const seen = new Map<string, number>();
+  let hold: { first: () => void; released: Promise<void> } | undefined;
+  let tool: { name: string; arguments: string } | undefined;
+
+  /** Sends the events; a hold waits after the `firstPiece`-th (the answer's first piece of text). */
+  async function stream(res: ServerResponse, events: string[], firstPiece: number) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': `req_fake${requests.length}` });
+    const gate = hold;
+    for (const [i, e] of events.entries()) {
+      res.write(e);
+      if (gate && i === firstPiece) {
+        gate.first();
+        await gate.released;
+      }
+    }
+    res.end();
+  }
 
   function draw(digest: string): InjectedFault | undefined {
     if (!plan) return undefined;
@@ -142,8 +209,14 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
       return;
     }
     if (fixed) return send(fixed.status, fixed.body);
-    if (req.method === 'POST' && req.url === '/v1/responses') return send(200, responseFor(body, answerText(body)));
-    if (req.method === 'POST' && req.url === '/v1/chat/completions') return send(200, chatCompletionFor(body));
+    if (req.method === 'POST' && req.url === '/v1/responses') {
+      if (body?.stream === true) return stream(res, streamedEvents('responses', body, answerText(body)), 3);
+      return send(200, responseFor(body, answerText(body)));
+    }
+    if (req.method === 'POST' && req.url === '/v1/chat/completions') {
+      if (body?.stream === true) return stream(res, streamedEvents('chat', body, '', tool), 1);
+      return send(200, chatCompletionFor(body, tool));
+    }
     send(404, { error: { message: `fake upstream has no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } });
   };
   // A request the fake cannot handle (e.g. a body that is not JSON) answers 500 instead of an unhandled rejection.
@@ -174,7 +247,20 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
     answerWith(fn) {
       answerText = fn;
     },
+    holdStreams() {
+      let first!: () => void;
+      let release!: () => void;
+      const firstPieceSent = new Promise<void>((resolve) => (first = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { first, released };
+      return { firstPieceSent, release };
+    },
+    callTool(call) {
+      tool = call;
+    },
     recover() {
+      hold = undefined;
+      tool = undefined;
       fixed = undefined;
       stalled = undefined;
       plan = undefined;

@@ -1,7 +1,7 @@
 // Streaming (SSE) through a real gateway on loopback, called with the official `openai` npm client:
 // Chat Completions chunks and Responses events assemble to the same answer as the whole reply (token ids
-// included), usage arrives in the final event, a stream through the openai backend is made from a
-// whole upstream answer (a FAKE OpenAI upstream), and hanging up mid-stream aborts the backend's wait.
+// included), usage arrives in the final event, a stream through the openai backend told not to stream
+// upstream is made from a whole upstream answer (a FAKE OpenAI upstream), and hanging up mid-stream aborts the backend's wait.
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -126,7 +126,7 @@ describe('Chat Completions streaming', () => {
 
 describe('through the openai backend', () => {
   it('makes the stream from a whole upstream answer', async () => {
-    const upstream = g.gateway.register({ backend: 'openai', model: 'gpt-fake-stream', base_url: fake.url, api_key_env: KEY_ENV });
+    const upstream = g.gateway.register({ backend: 'openai', model: 'gpt-fake-stream', base_url: fake.url, api_key_env: KEY_ENV, stream_upstream: false });
     const stream = await client.chat.completions.create({ model: upstream, messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
     let text = '';
     let usage: unknown;

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CallRouting } from '../../schemas/records';
+import type { AnswerDelta } from '../deltas';
 import type { ResponseObject } from '../../schemas/responses';
 import { GatewayError } from '../errors';
 import type { ModelSpec } from '../spec';
@@ -24,6 +25,11 @@ export interface CallContext {
   runDir?: string;
   /** The task row the rollout plays (in-process callers): what the `rules` routing strategy reads. */
   task?: Record<string, unknown>;
+  /**
+   * Set when the caller streams: a backend that streams from its upstream passes each piece on as it
+   * arrives (the caller sees it at once), and still answers with the whole, assembled answer.
+   */
+  onDelta?(delta: AnswerDelta): void;
   /** A routing backend says here which target served the call; the gateway keeps it in the call's record. */
   served?(routing: CallRouting): void;
 }

@@ -4,11 +4,13 @@
 // time and never logged or echoed.
 import { ResponseObject } from '../../schemas/responses';
 import { chatCompletionToResponse, responsesToChatRequest } from '../convert';
+import { responsesEventDeltas } from '../deltas';
 import { GatewayError } from '../errors';
 import type { OpenAIModelSpec } from '../spec';
 import { ChatCompletion } from '../wire';
 import type { Backend, CallContext } from './backend';
 import { validUpstreamReply } from './backend';
+import { streamChat } from './chat-chunks';
 import { createUpstream, upstreamPlacement } from './upstream';
 
 const OPENAI_API = 'https://api.openai.com/v1';
@@ -51,9 +53,32 @@ export function openaiBackend(spec: OpenAIModelSpec, options: OpenAIUpstreamOpti
     return { signal: ctx.signal, session: ctx.session, headers: options.callHeaders?.(ctx) };
   };
 
+  // A streaming caller gets the upstream's pieces as they come, unless the spec says to ask for whole answers.
+  const streams = (ctx: CallContext) => spec.stream_upstream ?? Boolean(ctx.onDelta);
+
   async function chat(body: object, ctx: CallContext): Promise<ChatCompletion> {
-    const reply = await upstream.postJson('/chat/completions', { ...body, model: spec.model, stream: false }, call(ctx));
+    const request = { ...body, model: spec.model };
+    const reply = streams(ctx)
+      ? await streamChat(upstream, '/chat/completions', request, ctx, call(ctx), label)
+      : await upstream.postJson('/chat/completions', { ...request, stream: false }, call(ctx));
     return validUpstreamReply(ChatCompletion, reply, label, 'chat completion');
+  }
+
+  /** A Responses stream's pieces passed on; its answer is the one its last event carries. */
+  async function streamResponses(request: object, ctx: CallContext): Promise<unknown> {
+    const deltas = responsesEventDeltas();
+    for await (const raw of upstream.postStream('/responses', { ...request, model: spec.model, stream: true }, call(ctx))) {
+      const event = raw as Record<string, any>;
+      // An upstream that ignored `stream: true` answered whole.
+      if (event.object === 'response') return event;
+      if (event.type === 'response.completed' || event.type === 'response.incomplete') return event.response;
+      if (event.type === 'response.failed' || event.type === 'error') {
+        const error = event.response?.error ?? event;
+        throw new GatewayError(502, 'upstream_error', 'upstream_error', `${label} failed mid-stream: ${String(error.message ?? JSON.stringify(error)).slice(0, 500)}`);
+      }
+      for (const delta of deltas(event)) ctx.onDelta?.(delta);
+    }
+    throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${label} ended its Responses stream without response.completed`);
   }
 
   return {
@@ -63,7 +88,7 @@ export function openaiBackend(spec: OpenAIModelSpec, options: OpenAIUpstreamOpti
     async responses(request, ctx) {
       if (spec.api === 'chat') return chatCompletionToResponse(await chat(responsesToChatRequest(request), ctx), { params: request });
       // The edge validated the body loosely; the upstream is the judge of the fields it does not know.
-      const reply = await upstream.postJson('/responses', { ...request, model: spec.model, stream: false }, call(ctx));
+      const reply = streams(ctx) ? await streamResponses(request, ctx) : await upstream.postJson('/responses', { ...request, model: spec.model, stream: false }, call(ctx));
       return validUpstreamReply(ResponseObject, reply, label, 'Responses object');
     },
     chatCompletions: (request, ctx) => chat(request, ctx),

@@ -2,6 +2,7 @@
 // call bounded by the spec's timeouts, connection failures ridden out across replicas and endpoint
 // rotation within `rotation`'s bounds, and every upstream failure turned into a GatewayError that
 // names its class (rejected, failed, unreachable, timeout) without ever carrying the key.
+import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { GymError } from '../../errors';
@@ -66,7 +67,10 @@ export type UpstreamPath = string | ((base: string) => string);
 export interface Upstream {
   /** POSTs JSON to `<base url><path>` (or where `path` maps the base URL to); the parsed JSON of a 2xx answer. */
   postJson(path: UpstreamPath, body: unknown, call: UpstreamCall): Promise<unknown>;
-  /** POSTs JSON and yields the JSON of each server-sent `data:` event until `[DONE]` or the end. */
+  /**
+   * POSTs JSON and yields the JSON of each server-sent `data:` event until `[DONE]` or the end; an answer
+   * that is not an event stream (an upstream that does not stream) is yielded as its one item.
+   */
   postStream(path: UpstreamPath, body: unknown, call: UpstreamCall): AsyncGenerator<unknown>;
   close(): Promise<void>;
 }
@@ -190,9 +194,14 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
       const reading = within(path, body, call, async (reply, total) => {
         let buffer = '';
         const signal = AbortSignal.any([call.signal, total]);
+        // A character split across two network chunks must not turn into two replacement characters.
+        const decoder = new StringDecoder('utf8');
+        const whole = !String(reply.headers['content-type'] ?? '').includes('text/event-stream');
         for await (const chunk of reply.body) {
           if (signal.aborted) throw signal.reason;
-          buffer += (chunk as Buffer).toString('utf8');
+          buffer += decoder.write(chunk as Buffer);
+          // An upstream that ignored `stream: true` sends its whole answer as JSON: it is the one item.
+          if (whole) continue;
           let end: number;
           while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
             const event = buffer.slice(0, end);
@@ -210,6 +219,13 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
               throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${label} streamed an event that is not JSON: ${redact(data.slice(0, 200))}`);
             }
             wake?.();
+          }
+        }
+        if (whole) {
+          try {
+            queue.push(JSON.parse(buffer + decoder.end()));
+          } catch {
+            throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${label} answered a streamed request with a body that is neither server-sent events nor JSON: ${redact(buffer.slice(0, 200))}`);
           }
         }
       }).then(

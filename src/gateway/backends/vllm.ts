@@ -8,6 +8,7 @@ import type { VLLMModelSpec } from '../spec';
 import { ChatCompletion, type ChatCompletionRequest } from '../wire';
 import type { Backend, CallContext } from './backend';
 import { validUpstreamReply } from './backend';
+import { streamChat } from './chat-chunks';
 import { createUpstream, upstreamPlacement, type Upstream } from './upstream';
 
 const TOKEN_FIELDS = ['prompt_token_ids', 'generation_token_ids', 'generation_log_probs'] as const;
@@ -78,76 +79,6 @@ export async function withTrainingTokens(raw: Record<string, any>, tokenize: () 
   return { ...completion, choices: [{ ...choice, message: { ...choice.message, ...tokens } }] };
 }
 
-interface StreamedChoice {
-  content: string;
-  reasoning: string;
-  toolCalls: Map<number, { id?: string; type: string; function: { name: string; arguments: string } }>;
-  logprobs: unknown[];
-  tokenIds: number[] | undefined;
-  finishReason: string | null;
-}
-
-/** vLLM's streamed chunks put together as the whole completion it would have sent. */
-export function assembleChunks(chunks: readonly Record<string, any>[]): Record<string, any> {
-  const choice: StreamedChoice = { content: '', reasoning: '', toolCalls: new Map(), logprobs: [], tokenIds: undefined, finishReason: null };
-  let head: Record<string, any> | undefined;
-  let promptIds: unknown;
-  let usage: unknown;
-  let sawLogprobs = false;
-  for (const chunk of chunks) {
-    if ((chunk as { error?: unknown }).error) throw invalid(`failed mid-stream: ${JSON.stringify(chunk.error).slice(0, 500)}`);
-    head ??= chunk;
-    if (chunk.prompt_token_ids != null) promptIds = chunk.prompt_token_ids;
-    if (chunk.usage) usage = chunk.usage;
-    for (const c of (chunk.choices ?? []) as Record<string, any>[]) {
-      if (c.index !== undefined && c.index !== 0) throw invalid('streamed more than one choice to a request for one');
-      const delta = c.delta ?? {};
-      if (typeof delta.content === 'string') choice.content += delta.content;
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === 'string') choice.reasoning += reasoning;
-      for (const call of (delta.tool_calls ?? []) as Record<string, any>[]) {
-        const at = call.index ?? 0;
-        const known = choice.toolCalls.get(at) ?? { type: 'function', function: { name: '', arguments: '' } };
-        if (call.id) known.id = call.id;
-        if (call.function?.name) known.function.name += call.function.name;
-        if (call.function?.arguments) known.function.arguments += call.function.arguments;
-        choice.toolCalls.set(at, known);
-      }
-      if (c.logprobs?.content) {
-        sawLogprobs = true;
-        choice.logprobs.push(...c.logprobs.content);
-      }
-      if (Array.isArray(c.token_ids)) (choice.tokenIds ??= []).push(...c.token_ids);
-      if (c.finish_reason) choice.finishReason = c.finish_reason;
-    }
-  }
-  if (!head) throw invalid('ended its stream without a chunk');
-  const toolCalls = [...choice.toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  const message = {
-    role: 'assistant',
-    content: choice.content || (toolCalls.length > 0 ? null : ''),
-    ...(choice.reasoning ? { reasoning_content: choice.reasoning } : {}),
-    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-  };
-  return {
-    id: head.id,
-    object: 'chat.completion',
-    created: head.created,
-    model: head.model,
-    ...(promptIds != null ? { prompt_token_ids: promptIds } : {}),
-    choices: [
-      {
-        index: 0,
-        message,
-        finish_reason: choice.finishReason ?? 'stop',
-        logprobs: sawLogprobs ? { content: choice.logprobs } : null,
-        ...(choice.tokenIds ? { token_ids: choice.tokenIds } : {}),
-      },
-    ],
-    ...(usage ? { usage } : {}),
-  };
-}
-
 /** vLLM's /tokenize lives beside /v1, not under it. */
 function tokenizeUrl(base: string): string {
   return `${base.replace(/\/v1$/, '')}/tokenize`;
@@ -182,16 +113,10 @@ export function vllmBackend(spec: VLLMModelSpec): Backend {
   async function chat(request: object, ctx: CallContext): Promise<ChatCompletion> {
     const body = vllmChatBody(request, spec.model);
     const call = { signal: ctx.signal, session: ctx.session };
-    let raw: Record<string, any>;
-    if (spec.stream_upstream) {
-      const chunks: Record<string, any>[] = [];
-      for await (const chunk of upstream.postStream('/chat/completions', { ...body, stream: true, stream_options: { include_usage: true } }, call)) {
-        chunks.push(chunk as Record<string, any>);
-      }
-      raw = assembleChunks(chunks);
-    } else {
-      raw = validUpstreamReply(ChatCompletion, await upstream.postJson('/chat/completions', { ...body, stream: false }, call), label, 'chat completion');
-    }
+    // A streaming caller gets vLLM's chunks as they come, unless the spec says to ask for whole answers.
+    const raw = (spec.stream_upstream ?? Boolean(ctx.onDelta))
+      ? await streamChat(upstream, '/chat/completions', body, ctx, call, label)
+      : validUpstreamReply(ChatCompletion, await upstream.postJson('/chat/completions', { ...body, stream: false }, call), label, 'chat completion');
     const completion = await withTrainingTokens(raw, () => promptIdsFromTokenize(upstream, body, ctx));
     return validUpstreamReply(ChatCompletion, completion, label, 'chat completion');
   }
