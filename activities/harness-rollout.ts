@@ -77,7 +77,7 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
     const tryIndex = (tries.get(`${spec.runDir}|${id}`) ?? 0) + 1;
     tries.set(`${spec.runDir}|${id}`, tryIndex);
     const model = deps.gateway.register(spec.model);
-    const scope = deps.gateway.registerRollout({ id: `${id}.a${attempt}.t${tryIndex}`, rollout_id: id, attempt, run_dir: spec.runDir, model, max_model_calls: ref.max_model_calls });
+    const scope = deps.gateway.registerRollout({ id: `${id}.a${attempt}.t${tryIndex}`, rollout_id: id, attempt, run_dir: spec.runDir, model, max_model_calls: ref.max_model_calls, task: row });
     const started = performance.now();
     let run: HarnessRun | undefined;
     let provisioned = false;

@@ -21,6 +21,8 @@ export const RolloutRegistration = z.strictObject({
   max_model_calls: z.number().int().min(1).optional(),
   /** Generated tokens the attempt may use in all; each call's max tokens is lowered to what is left. */
   max_generated_tokens: z.number().int().min(1).optional(),
+  /** The task row the attempt plays: what a `rules` routing strategy reads for calls through the URL. */
+  task: z.record(z.string(), z.unknown()).optional(),
 });
 export type RolloutRegistration = z.infer<typeof RolloutRegistration>;
 export type RolloutRegistrationInput = z.input<typeof RolloutRegistration>;

@@ -315,7 +315,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const { spec } = registered;
         // A routed model's targets carry their own overrides; the router applies the serving one's.
         overrides = spec.backend === 'mock' || spec.backend === 'routed' ? undefined : spec.sampling_overrides;
-        modelCtx = { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal, runDir: scope?.run_dir ?? exchange.runDir, task: exchange.task, served: (r) => void (routing = r) };
+        modelCtx = { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal, runDir: scope?.run_dir ?? exchange.runDir, task: exchange.task ?? scope?.task, served: (r) => void (routing = r) };
         return {
           backend: registered.backend,
           ctx: modelCtx,

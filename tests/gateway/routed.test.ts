@@ -1,5 +1,6 @@
 // Gymflow's routed backend on a real gateway, over mock targets and a FAKE OpenAI upstream (fake_openai_upstream.ts): a rollout stays on the target its first
-// call was given, the rules strategy reads the in-process caller's task row, the serving target's own
+// call was given, the rules strategy reads the in-process caller's task row (or the one registered with a
+// rollout-scoped URL), the serving target's own
 // sampling overrides are applied, and the run folder gets the routing condition.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,6 +60,32 @@ describe('the routed backend', () => {
     expect(upstream.requests.slice(before).map((r) => [r.body.model, r.body.temperature])).toEqual([
       ['big-model', 0.1],
       ['small-model', 0.9],
+    ]);
+  });
+
+  it("routes a harness's calls through a rollout-scoped URL by the task row registered with it", async () => {
+    const runDir = await runFolder();
+    const model = gateway.register({
+      backend: 'routed',
+      model: 'by-task',
+      strategy: { type: 'rules', rules: [{ when: { 'metadata.level': 'hard' }, target: 'strong' }], default: 'weak' },
+      targets: { strong: { backend: 'mock', env: 'mcqa', tasks_file: MCQA }, weak: { backend: 'mock', env: 'mcqa', tasks_file: MCQA, accuracy: 0 } },
+    });
+    // Registered over HTTP, as a harness runner outside the worker would.
+    const register = async (rolloutId: string, task: Record<string, unknown>) => {
+      const res = await fetch(`${gateway.url.replace(/\/v1$/, '')}/gymflow/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` }, body: JSON.stringify({ rollout_id: rolloutId, run_dir: runDir, model, task }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { base_url: string }).base_url;
+    };
+    for (const [rolloutId, level] of [['hard-0', 'hard'], ['easy-0', 'easy']] as const) {
+      const baseUrl = await register(rolloutId, { metadata: { level } });
+      const res = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` }, body: JSON.stringify({ model: 'claude-whatever', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status).toBe(200);
+    }
+    const records = await callRecords(runDir);
+    expect(records.map((r) => [r.rollout_id, r.routing?.target])).toEqual([
+      ['hard-0', 'strong'],
+      ['easy-0', 'weak'],
     ]);
   });
 
