@@ -113,3 +113,30 @@ describe('agentif in a durable eval', () => {
     }
   });
 });
+
+describe('finance_sec_search in a durable eval', () => {
+  it("reproduces the recorded rewards, its tools over the offline corpus, the judge's recorded replies replayed through the gateway", { timeout: 300_000 }, async () => {
+    const data = path.resolve(import.meta.dirname, '../../src/environments/finance_sec_search/data/example.jsonl');
+    const rollouts = readJsonl<Row>(path.join(FIXTURES, 'finance_sec_search', 'example_rollouts.jsonl'));
+    const tasks = readJsonl<Row>(data);
+    // NeMo Gym records the judge's reply text, not the exchange: the prompt is the one our verify renders.
+    const env = getEnvironment('finance_sec_search');
+    const exchanges: JudgeExchange[] = [];
+    for (const rollout of rollouts) {
+      const task = tasks[rollout._ng_task_index as number]!;
+      const output = [assistantMessage(rollout.judge_text as string)];
+      await env.verify(env.taskSchema.parse(task), rollout.response as ResponseObject, {
+        state: { storage: {} },
+        judge: async (params) => {
+          exchanges.push({ responses_create_params: { input: params.input }, response: { output } });
+          return { id: 'j', object: 'response', output };
+        },
+      });
+    }
+    const { result, records } = await judgedRun('finance_sec_search', data, rollouts, exchanges);
+
+    expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
+    expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
+    expect(records.map((r) => r.record.judge_rating)).toEqual([2, 2, 2, 2, 2]);
+  });
+});
