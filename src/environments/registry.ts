@@ -18,6 +18,7 @@ import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { financeAgentV2 } from './finance_agent_v2';
 import { financeSecSearch } from './finance_sec_search';
+import { imageTools } from './image_tools';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
 import { litmusAgent } from './litmus_agent';
@@ -65,6 +66,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   aviaryHotpotqa,
   financeAgentV2,
   financeSecSearch,
+  imageTools,
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

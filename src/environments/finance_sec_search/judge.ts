@@ -1,28 +1,18 @@
 // finance_sec_search's judge: NeMo Gym's 0/1/2 financial grading prompt, filled by plain replacement, and
 // the verdict read as the last "[[N]]" of the judge's reply.
 import { readFileSync } from 'node:fs';
+import { asciiDigits } from '../../python/number';
 
 export const JUDGE_PROMPT = readFileSync(new URL('./judge_prompt.txt', import.meta.url), 'utf8');
 
 /** Python's `\d` is any decimal digit (Nd), and `int()` reads them all; JS's `\d` is ASCII only. */
 const RATING = /\[\[(\p{Nd}+)\]\]/gu;
 
-/** The value of one decimal digit: its place in the run of Nd code points it belongs to (blocks start at zero). */
-function digitValue(ch: string): number {
-  let cp = ch.codePointAt(0)!;
-  let n = 0;
-  while (/\p{Nd}/u.test(String.fromCodePoint(cp - 1))) {
-    cp--;
-    n++;
-  }
-  return n % 10;
-}
-
 /** The judge's verdict: the last `[[N]]` in its reply (it may quote the rubric on the way), or null. */
 export function judgeRating(text: string): number | null {
   const matches = [...text.matchAll(RATING)];
   if (!matches.length) return null;
-  return Number([...matches.at(-1)![1]!].map(digitValue).join(''));
+  return Number(asciiDigits(matches.at(-1)![1]!));
 }
 
 /**

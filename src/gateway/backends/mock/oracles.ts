@@ -16,6 +16,7 @@ import { exampleSingleToolCallOracle } from '../../../environments/example_singl
 import { exampleToolCallMultirewardOracle } from '../../../environments/example_tool_call_multireward/oracle';
 import { financeAgentV2Oracle } from '../../../environments/finance_agent_v2/oracle';
 import { financeSecSearchOracle } from '../../../environments/finance_sec_search/oracle';
+import { imageToolsOracle } from '../../../environments/image_tools/oracle';
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
 import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
@@ -50,6 +51,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   example_tool_call_multireward: exampleToolCallMultirewardOracle,
   finance_agent_v2: financeAgentV2Oracle,
   finance_sec_search: financeSecSearchOracle,
+  image_tools: imageToolsOracle,
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
   litmus_agent: litmusAgentOracle,
