@@ -32,6 +32,23 @@ export const EXCEPTIONS: Record<string, string> = {
   workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
 };
 
+/** NeMo Gym benchmarks Gymflow runs over one of these environments with settings (`configs/benchmarks/`), and how they were checked. */
+const BENCHMARKS: { config: string; env: string; grades: string; checked: string }[] = [
+  {
+    config: 'configs/benchmarks/mmlu-prox.yaml',
+    env: 'mcqa',
+    grades: "MMLU-ProX's 29 languages, NeMo Gym's benchmarks/mmlu_prox: the row's option letter by its language's answer pattern.",
+    checked: 'Rows not shipped (Hugging Face); mcqa as above.',
+  },
+  {
+    config: 'configs/benchmarks/hle-vision.yaml',
+    env: 'equivalence_llm_judge',
+    grades: "HLE text and image questions, NeMo Gym's benchmarks/hle/config_vision: the image passed through the gateway to the policy, which also judges with HLE's prompt (\"Judgement: yes\").",
+    checked:
+      "NeMo Gym ships no HLE rollouts (cais/hle is gated): tests/environments/hle_vision.test.ts agrees with NeMo Gym 0.7.0's own verify, configured by config_vision.yaml, on 224 cases (verdicts and judge prompts) over the four example rows in hle-vision/, and tests/e2e/judge-e2e.test.ts runs them end to end.",
+  },
+];
+
 /** Context for a row that agrees, where the table alone would mislead. */
 const NOTES: Record<string, string> = {
   aviary_gsm8k:
@@ -41,6 +58,8 @@ const NOTES: Record<string, string> = {
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",
+  image_tools:
+    "PivotRL pivots with images in their input; tests/environments/image_tools.test.ts agrees with NeMo Gym 0.7.0's own verify on 1,416 more cases in four modes, and tests/environments/image_tools.ops.test.ts checks the image operations (sharp) against its PIL ones.",
   finance_sec_search:
     "NeMo Gym records only the judge's reply text (judge_text); it is replayed as the reply to the prompt Gymflow renders. The recorded sec_filing_search outputs are the offline corpus (data/filings.jsonl), and tests/environments/finance_sec_search.test.ts checks each is answered again exactly; parse_html_page and retrieve_information need SEC.gov and a retrieval model.",
   openair_congestion:
@@ -288,6 +307,12 @@ export function renderDoc(rows: EnvRow[]): string {
     '## Files checked',
     '',
     ...checkedFiles.map(fileLine),
+    '',
+    '## Benchmarks over these environments',
+    '',
+    '| config | environment | grades | checked |',
+    '|---|---|---|---|',
+    ...BENCHMARKS.map((b) => `| \`${b.config}\` | \`${b.env}\` | ${cell(b.grades)} | ${cell(b.checked)} |`),
     '',
   ].join('\n');
 }
