@@ -11,7 +11,7 @@ import { assistantMessage } from '../src/environments/example_single_tool_call';
 import { environmentNames, getEnvironment } from '../src/environments/registry';
 import type { AnyEnvironment, JudgeCall } from '../src/environments/types';
 import { ResponseObject } from '../src/schemas/responses';
-import { joinRollouts, readRows, reverifyRollouts, type NumberedRow } from '../src/reverify';
+import { joinRollouts, readRows, reverifyRollouts, type NumberedRow, type Row } from '../src/reverify';
 import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/reverify/judge';
 import { summarize, type Disagreement } from '../src/reverify/report';
 import { flattenTransitions } from '../src/reverify/transitions';
@@ -32,6 +32,23 @@ export const EXCEPTIONS: Record<string, string> = {
   workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
 };
 
+/** NeMo Gym benchmarks Gymflow runs over one of these environments with settings (`configs/benchmarks/`), and how they were checked. */
+const BENCHMARKS: { config: string; env: string; grades: string; checked: string }[] = [
+  {
+    config: 'configs/benchmarks/mmlu-prox.yaml',
+    env: 'mcqa',
+    grades: "MMLU-ProX's 29 languages, NeMo Gym's benchmarks/mmlu_prox: the row's option letter by its language's answer pattern.",
+    checked: 'Rows not shipped (Hugging Face); mcqa as above.',
+  },
+  {
+    config: 'configs/benchmarks/hle-vision.yaml',
+    env: 'equivalence_llm_judge',
+    grades: "HLE text and image questions, NeMo Gym's benchmarks/hle/config_vision: the image passed through the gateway to the policy, which also judges with HLE's prompt (\"Judgement: yes\").",
+    checked:
+      "NeMo Gym ships no HLE rollouts (cais/hle is gated): tests/environments/hle_vision.test.ts agrees with NeMo Gym 0.7.0's own verify, configured by config_vision.yaml, on 224 cases (verdicts and judge prompts) over the four example rows in hle-vision/, and tests/e2e/judge-e2e.test.ts runs them end to end.",
+  },
+];
+
 /** Context for a row that agrees, where the table alone would mislead. */
 const NOTES: Record<string, string> = {
   aviary_gsm8k:
@@ -41,6 +58,10 @@ const NOTES: Record<string, string> = {
   equivalence_llm_judge:
     "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",
+  image_tools:
+    "PivotRL pivots with images in their input; tests/environments/image_tools.test.ts agrees with NeMo Gym 0.7.0's own verify on 1,416 more cases in four modes, and tests/environments/image_tools.ops.test.ts checks the image operations (sharp) against its PIL ones.",
+  finance_sec_search:
+    "NeMo Gym records only the judge's reply text (judge_text); it is replayed as the reply to the prompt Gymflow renders. The recorded sec_filing_search outputs are the offline corpus (data/filings.jsonl), and tests/environments/finance_sec_search.test.ts checks each is answered again exactly; parse_html_page and retrieve_information need SEC.gov and a retrieval model.",
   openair_congestion:
     "Recorded by NeMo Gym's scripted relief policy as a `trajectory` of steps (only the last call in `response`); the whole episode is rebuilt from the trajectory and replayed through reset/step.",
   math_with_judge:
@@ -134,15 +155,22 @@ export async function bbqReferenceRollouts(env: AnyEnvironment, references: Numb
   return { rollouts, exchanges };
 }
 
+/** The judge's reply text a rollout recorded without its exchange: longmemeval's `judge_raw`, finance_sec_search's `judge_text`. */
+function recordedVerdictText(rollout: Row): string | undefined {
+  const text = typeof rollout.judge_raw === 'string' ? rollout.judge_raw : rollout.judge_text;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
+
 /**
- * longmemeval records only the judge's verdict text (`judge_raw`), not the exchange. Each joined rollout is
- * verified once with a judge that answers that text, and the prompt Gymflow rendered becomes the exchange.
+ * longmemeval and finance_sec_search record only the judge's verdict text, not the exchange. Each joined rollout
+ * is verified once with a judge that answers that text, and the prompt Gymflow rendered becomes the exchange.
  */
 async function judgeRawExchanges(env: AnyEnvironment, rollouts: NumberedRow[], tasks: NumberedRow[] | undefined): Promise<JudgeExchange[]> {
   const exchanges: JudgeExchange[] = [];
   for (const { rollout, task } of joinRollouts(rollouts, tasks, () => false).joined) {
-    if (typeof rollout.judge_raw !== 'string' || rollout.judge_raw === '') continue;
-    const output = [assistantMessage(rollout.judge_raw)];
+    const text = recordedVerdictText(rollout);
+    if (text === undefined) continue;
+    const output = [assistantMessage(text)];
     const judge: JudgeCall = async (params) => {
       exchanges.push({ responses_create_params: { input: params.input }, response: { output } });
       return { id: 'resp_judge', object: 'response', output };
@@ -163,7 +191,7 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
       ({ rollouts, exchanges } = await bbqReferenceRollouts(env, recorded, example ? await readRows(example, 'tasks') : []));
     }
     const tasks = await bestTasks(rollouts, source.candidates);
-    if (exchanges.length === 0 && rollouts.some((r) => typeof r.row.judge_raw === 'string')) exchanges = await judgeRawExchanges(env, rollouts, tasks?.rows);
+    if (exchanges.length === 0 && rollouts.some((r) => recordedVerdictText(r.row) !== undefined)) exchanges = await judgeRawExchanges(env, rollouts, tasks?.rows);
     const report = await reverifyRollouts({
       env,
       rollouts,
@@ -279,6 +307,12 @@ export function renderDoc(rows: EnvRow[]): string {
     '## Files checked',
     '',
     ...checkedFiles.map(fileLine),
+    '',
+    '## Benchmarks over these environments',
+    '',
+    '| config | environment | grades | checked |',
+    '|---|---|---|---|',
+    ...BENCHMARKS.map((b) => `| \`${b.config}\` | \`${b.env}\` | ${cell(b.grades)} | ${cell(b.checked)} |`),
     '',
   ].join('\n');
 }

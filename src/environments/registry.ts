@@ -17,6 +17,8 @@ import { exampleMultiTurnGymnasium } from './example_multi_turn_gymnasium';
 import { exampleSessionStateMgmt } from './example_session_state_mgmt';
 import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { financeAgentV2 } from './finance_agent_v2';
+import { financeSecSearch } from './finance_sec_search';
+import { imageTools } from './image_tools';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
 import { litmusAgent } from './litmus_agent';
@@ -63,6 +65,8 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   aviaryGsm8k,
   aviaryHotpotqa,
   financeAgentV2,
+  financeSecSearch,
+  imageTools,
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

@@ -168,10 +168,16 @@ export interface DumpsOptions {
   sortKeys?: boolean;
   /** The value is a PyJson (ints are bigint), so every JS number is a float; else an integral number is an int. */
   numbersAreFloats?: boolean;
+  /** `indent=n`: one item per line, nested n spaces deeper, with "," and ": " separators. */
+  indent?: number;
 }
 
 /** `json.dumps(value, ensure_ascii=True, sort_keys=?)` with Python's default ", " and ": " separators. */
 export function jsonDumps(value: unknown, options: DumpsOptions = {}): string {
+  return dumps(value, options, 0);
+}
+
+function dumps(value: unknown, options: DumpsOptions, depth: number): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'bigint') return String(value);
@@ -180,10 +186,13 @@ export function jsonDumps(value: unknown, options: DumpsOptions = {}): string {
     return options.numbersAreFloats ? pyFloatRepr(value) : pyStr(value);
   }
   if (typeof value === 'string') return jsonString(value);
-  if (Array.isArray(value)) return `[${value.map((v) => jsonDumps(v, options)).join(', ')}]`;
-  const entries: [string, unknown][] = value instanceof Map ? [...value] : Object.entries(value as object);
-  if (options.sortKeys) entries.sort(([a], [b]) => compareCodePoints(a, b));
-  return `{${entries.map(([k, v]) => `${jsonString(k)}: ${jsonDumps(v, options)}`).join(', ')}}`;
+  const entries: [string, unknown][] | null = Array.isArray(value) ? null : value instanceof Map ? [...value] : Object.entries(value as object);
+  if (entries && options.sortKeys) entries.sort(([a], [b]) => compareCodePoints(a, b));
+  const items = Array.isArray(value) ? value.map((v) => dumps(v, options, depth + 1)) : entries!.map(([k, v]) => `${jsonString(k)}: ${dumps(v, options, depth + 1)}`);
+  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  if (options.indent === undefined || !items.length) return `${open}${items.join(', ')}${close}`;
+  const pad = (n: number) => '\n' + ' '.repeat(options.indent! * n);
+  return `${open}${pad(depth + 1)}${items.join(',' + pad(depth + 1))}${pad(depth)}${close}`;
 }
 
 const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };

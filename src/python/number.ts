@@ -14,7 +14,7 @@ function digitValue(cp: number): number {
 }
 
 /** Every script's decimal digits as ASCII ones. */
-function asciiDigits(s: string): string {
+export function asciiDigits(s: string): string {
   let out = '';
   for (const ch of s) out += /\p{Nd}/u.test(ch) ? String(digitValue(ch.codePointAt(0)!)) : ch;
   return out;

@@ -1,5 +1,6 @@
 // The client side of a run: prepare its folder and manifest, start (or re-attach to) its workflow,
 // and find runs again by id or folder. Used by the CLI and by other services in-process.
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
@@ -83,6 +84,25 @@ export interface RunMemo {
   retry?: { rollouts: number; classes: string[] };
 }
 
+/** Temporal's limit on a keyword search attribute's value: its JSON payload, in UTF-8 bytes. */
+const KEYWORD_LIMIT = 2048;
+const payloadBytes = (value: string) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * A search attribute value Temporal accepts: one over its 2,048-byte limit (an environment's settings can
+ * carry a whole judge prompt) is cut, ending in a hash of the whole value so distinct values stay distinct.
+ */
+export function keywordValue(value: string): string {
+  if (payloadBytes(value) <= KEYWORD_LIMIT) return value;
+  const tail = `…#${createHash('sha256').update(value).digest('hex').slice(0, 16)}`;
+  let head = '';
+  for (const ch of value) {
+    if (payloadBytes(head + ch + tail) > KEYWORD_LIMIT) break;
+    head += ch;
+  }
+  return head + tail;
+}
+
 /**
  * Starts the run's workflow, or attaches to it when it is already running — only if that workflow is
  * this folder's run: a workflow of the same id writing elsewhere is refused. With `retry`, the new
@@ -102,9 +122,9 @@ export async function startRun(
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     typedSearchAttributes: [
       { key: RUN_ID, value: config.runId },
-      { key: ENV_NAME, value: envLabel(config.env) },
+      { key: ENV_NAME, value: keywordValue(envLabel(config.env)) },
       { key: AGENT_NAME, value: (await environmentOf(config)).agent ?? 'simple_agent' },
-      { key: MODEL_NAME, value: model },
+      { key: MODEL_NAME, value: keywordValue(model) },
       { key: RUN_STATUS, value: 'running' },
     ],
     memo: { runDir: config.runDir, identity: manifest.identity, ...(retry ? { retry: { rollouts: retry.only.ordinals.length, classes: retry.classes } } : {}) } satisfies RunMemo,

@@ -8,6 +8,11 @@ import { bbqReferenceRollouts } from '../../scripts/conformance';
 import { getEnvironment } from '../../src/environments/registry';
 import { assistantMessage } from '../../src/environments/example_single_tool_call';
 import { parseModelSpec } from '../../src/gateway/spec';
+import { keyValueFlag } from '../../src/cli/args';
+import { EVAL_RUN_FLAG_NAMES } from '../../src/cli/commands/eval-run';
+import { readConfigFile } from '../../src/cli/config-file';
+import { configuredEnvironmentName } from '../../src/environments/names';
+import { startFakeVLLM } from '../helpers/fake-vllm-server';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { inputKey, readRows, type Row } from '../../src/reverify';
 import { recordedJudgeExchanges, type JudgeExchange } from '../../src/reverify/judge';
@@ -110,6 +115,80 @@ describe('agentif in a durable eval', () => {
       const verdict = graded.find((c) => c.row === record._ng_task_index)!.verdict;
       const counts = (v: Row) => ({ n_true: v.n_true, n_false: v.n_false, n_skipped: v.n_skipped, n_error: v.n_error });
       expect(counts(record)).toEqual(counts(verdict));
+    }
+  });
+});
+
+describe('finance_sec_search in a durable eval', () => {
+  it("reproduces the recorded rewards, its tools over the offline corpus, the judge's recorded replies replayed through the gateway", { timeout: 300_000 }, async () => {
+    const data = path.resolve(import.meta.dirname, '../../src/environments/finance_sec_search/data/example.jsonl');
+    const rollouts = readJsonl<Row>(path.join(FIXTURES, 'finance_sec_search', 'example_rollouts.jsonl'));
+    const tasks = readJsonl<Row>(data);
+    // NeMo Gym records the judge's reply text, not the exchange: the prompt is the one our verify renders.
+    const env = getEnvironment('finance_sec_search');
+    const exchanges: JudgeExchange[] = [];
+    for (const rollout of rollouts) {
+      const task = tasks[rollout._ng_task_index as number]!;
+      const output = [assistantMessage(rollout.judge_text as string)];
+      await env.verify(env.taskSchema.parse(task), rollout.response as ResponseObject, {
+        state: { storage: {} },
+        judge: async (params) => {
+          exchanges.push({ responses_create_params: { input: params.input }, response: { output } });
+          return { id: 'j', object: 'response', output };
+        },
+      });
+    }
+    const { result, records } = await judgedRun('finance_sec_search', data, rollouts, exchanges);
+
+    expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
+    expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
+    expect(records.map((r) => r.record.judge_rating)).toEqual([2, 2, 2, 2, 2]);
+  });
+});
+
+describe('HLE vision in a durable eval', () => {
+  it('passes each question with its image through the gateway to the policy (a fake vLLM), and grades with the judge through the gateway', { timeout: 300_000 }, async () => {
+    const config = path.resolve(import.meta.dirname, '../../configs/benchmarks/hle-vision.yaml');
+    const flags = readConfigFile(config, EVAL_RUN_FLAG_NAMES);
+    const envName = configuredEnvironmentName(flags.env as string, keyValueFlag(flags, 'env-option'));
+    const inputFile = flags.input as string;
+    const tasks = readJsonl<Row>(inputFile);
+    // The policy answers each question in HLE's format; the judge says yes to the prompt our verify renders for it.
+    const answers = tasks.map((t) => `Explanation: from the image.\nAnswer: ${String(t.expected_answer)}\nConfidence: 90%`);
+    const env = getEnvironment(envName);
+    const exchanges: JudgeExchange[] = [];
+    const verdict = [assistantMessage('extracted_final_answer: as given\nReasoning: they match.\nJudgement: yes\nConfidence: 100')];
+    for (const [i, row] of tasks.entries()) {
+      await env.verify(env.taskSchema.parse(row), { id: 'r', object: 'response', output: [assistantMessage(answers[i]!)] }, {
+        state: null,
+        judge: async (params) => (exchanges.push({ responses_create_params: { input: params.input }, response: { output: verdict } }), { id: 'j', object: 'response', output: verdict }),
+      });
+    }
+    const vllm = await startFakeVLLM();
+    try {
+      vllm.script(...answers.map((content) => ({ content })));
+      const dir = await tempDir('gymflow-hle-vision-');
+      const judgeReplay = path.join(dir, 'judge_replay.jsonl');
+      writeJsonl(judgeReplay, exchanges);
+      const runDir = path.join(dir, 'run');
+      const result = await runInProcess(server, {
+        ...runConfig({ runDir, envName, inputFile, concurrency: 1 }),
+        model: parseModelSpec({ backend: 'vllm', model: 'fake-policy', base_url: vllm.url }),
+        judgeModel: parseModelSpec({ backend: 'mock', env: envName, replay_files: [judgeReplay] }),
+      });
+
+      expect(result.metrics).toMatchObject({ rollouts_recorded: 4, rollouts_failed: 0, mean_reward: 1 });
+      const calls = readdirSync(path.join(runDir, 'model_calls')).flatMap((f) => readJsonl<Row>(path.join(runDir, 'model_calls', f)));
+      expect(calls.filter((c) => c.role === 'judge')).toHaveLength(4);
+      // Each image question reached the policy with its image, exactly as the row gave it, beside its text.
+      const chats = vllm.requests.filter((q) => q.path.endsWith('/chat/completions')).map((q) => JSON.stringify(q.body));
+      expect(chats).toHaveLength(4);
+      const images = tasks.flatMap((t) => JSON.stringify(t).match(/data:image\/png;base64,[A-Za-z0-9+/=]+/g) ?? []);
+      expect(images).toHaveLength(3);
+      for (const image of images) expect(chats.filter((c) => c.includes(image))).toHaveLength(1);
+      for (const t of tasks) expect(chats.some((c) => c.includes(JSON.stringify(t.question).slice(1, -1)))).toBe(true);
+    } finally {
+      await vllm.close();
     }
   });
 });

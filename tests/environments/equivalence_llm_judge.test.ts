@@ -82,17 +82,22 @@ describe('equivalence_llm_judge judge failures', () => {
 describe('equivalence_llm_judge edge cases', () => {
   const userPrompt = (sent: { input: unknown }) => ((sent.input as { content: string }[]).at(-1)!.content);
 
-  it('an empty answer is judged as the extraction-failure message', async () => {
+  it('an empty answer scores 0 without a judge call (NeMo Gym 0.7.0)', async () => {
     const { judge, sent } = textJudge('[[A!=B]]');
     const result = await equivalenceLlmJudge.verify(task({ expected_answer: '4' }), answerResponse('   '), { state: null, judge });
-    expect(result.reward).toBe(0);
-    expect(userPrompt(sent[0]!)).toContain('CANDIDATE:\n[NO VALID ANSWER EXTRACTED]');
+    expect(result).toMatchObject({ reward: 0, failure_reason: 'empty_final_answer', judge_evaluations: [] });
+    expect(sent).toHaveLength(0);
+    const capped = createEquivalenceLlmJudge({ max_answer_chars: 3 });
+    expect(await capped.verify(task({ expected_answer: '4' }), answerResponse('four'), { state: null, judge })).toMatchObject({ reward: 0, failure_reason: 'final_answer_too_long' });
+    expect(sent).toHaveLength(0);
   });
 
-  it('the first label in the text wins', async () => {
+  it('the last label in the text wins (NeMo Gym 0.7.0)', async () => {
     const { judge } = textJudge('[[A=B]] ... no wait [[A!=B]]');
     const result = await equivalenceLlmJudge.verify(task({ expected_answer: '4' }), answerResponse('4'), { state: null, judge });
-    expect(result.reward).toBe(1);
+    expect(result.reward).toBe(0);
+    const { judge: again } = textJudge('[[A!=B]] ... no wait [[A=B]]');
+    expect((await equivalenceLlmJudge.verify(task({ expected_answer: '4' }), answerResponse('4'), { state: null, judge: again })).reward).toBe(1);
   });
 
   it('keeps unicode and surrounding text, stripping only the ends', async () => {

@@ -13,6 +13,8 @@ export const EquivalenceJudgeConfig = z.object({
   question_extract_regex: z.string().nullable().default(null),
   response_extract_regex: z.string().nullable().default(null),
   msg_extraction_failure: z.string().default('[NO VALID ANSWER EXTRACTED]'),
+  /** A final answer longer than this (characters, thinking excluded) scores 0 without a judge call. */
+  max_answer_chars: z.number().int().positive().nullable().default(null),
   /** Judge a second time with the answers swapped, to catch positional bias. */
   check_twice_swap: z.boolean().default(false),
   reward_if_swap_fails: z.number().default(0.0),

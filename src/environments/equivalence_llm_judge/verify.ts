@@ -5,7 +5,7 @@ import type { VerifyResult } from '../../schemas/verify';
 import type { VerifyContext } from '../types';
 import type { EquivalenceJudgeConfig } from './config';
 import { lastAssistantAnswer, questionText } from './extract';
-import { askJudge, firstVerdictLabel, judgeMessage, lastJudgeText } from './judge';
+import { askJudge, judgeMessage, lastJudgeText, lastVerdictLabel } from './judge';
 import { pyFormat } from '../../python/str';
 import type { EquivalenceTask } from './task';
 
@@ -36,8 +36,8 @@ async function judgeOnce(
 ): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
   const params: ResponseCreateParams = { ...config.judge_responses_create_params, input: judgePrompt(config, question, expected, generated) };
   const response = await askJudge(ctx, params);
-  const label = firstVerdictLabel(lastJudgeText(response), config.judge_equal_label, config.judge_not_equal_label);
-  return { equal: label === config.judge_equal_label, evaluation: { responses_create_params: params, response, verdict_label: label } };
+  const label = lastVerdictLabel(lastJudgeText(response), config.judge_equal_label, config.judge_not_equal_label);
+  return { equal: config.judge_equal_label !== config.judge_not_equal_label && label === config.judge_equal_label, evaluation: { responses_create_params: params, response, verdict_label: label } };
 }
 
 export async function verifyEquivalence(
@@ -47,6 +47,12 @@ export async function verifyEquivalence(
   ctx: VerifyContext<unknown>,
 ): Promise<VerifyResult> {
   const expected = expectedAnswer(task);
+  // NeMo Gym 0.7.0 grades no empty (or, when capped, over-long) final answer: reward 0 without a judge call.
+  const answer = lastAssistantAnswer(response.output, null, '');
+  if (!answer) return { reward: 0.0, expected_answer: expected, judge_evaluations: [], failure_reason: 'empty_final_answer' };
+  if (config.max_answer_chars !== null && [...answer].length > config.max_answer_chars) {
+    return { reward: 0.0, expected_answer: expected, judge_evaluations: [], failure_reason: 'final_answer_too_long' };
+  }
   const question = questionText(task.responses_create_params, config.question_extract_regex);
   const recordRegex = config.use_per_record_regex ? task.template_metadata?.output_regex || null : null;
   // Long gold answers are judged against the whole generation, and then neither rescue nor swap runs.

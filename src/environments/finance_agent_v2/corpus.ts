@@ -19,13 +19,13 @@ export const Filing = z.object({
 });
 export type Filing = z.infer<typeof Filing>;
 
-/** Reads a corpus file, refusing it with the line and field of the first bad row. */
-export function loadCorpus(file: string | URL): Filing[] {
+/** Reads a corpus file, refusing it with the line and field of the first bad row (`schema`: Filing, or one extending it). */
+export function loadCorpus<Row extends Filing = Filing>(file: string | URL, schema: z.ZodType<Row> = Filing as unknown as z.ZodType<Row>, owner = 'finance_agent_v2'): Row[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new GymError('BAD_INPUT', `finance_agent_v2 corpus ${String(file)} cannot be read: ${(e as Error).message}`);
+    throw new GymError('BAD_INPUT', `${owner} corpus ${String(file)} cannot be read: ${(e as Error).message}`);
   }
   return text.split('\n').flatMap((line, i) => {
     if (!line.trim()) return [];
@@ -33,12 +33,12 @@ export function loadCorpus(file: string | URL): Filing[] {
     try {
       row = JSON.parse(line);
     } catch (e) {
-      throw new GymError('BAD_INPUT', `finance_agent_v2 corpus ${String(file)} line ${i + 1} is not JSON: ${(e as Error).message}`);
+      throw new GymError('BAD_INPUT', `${owner} corpus ${String(file)} line ${i + 1} is not JSON: ${(e as Error).message}`);
     }
-    const parsed = Filing.safeParse(row);
+    const parsed = schema.safeParse(row);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new GymError('BAD_INPUT', `finance_agent_v2 corpus ${String(file)} line ${i + 1}, field ${issue.path.join('.') || '(row)'}: ${issue.message}`);
+      throw new GymError('BAD_INPUT', `${owner} corpus ${String(file)} line ${i + 1}, field ${issue.path.join('.') || '(row)'}: ${issue.message}`);
     }
     return [parsed.data];
   });

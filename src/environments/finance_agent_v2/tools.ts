@@ -66,7 +66,14 @@ function record(f: Filing) {
   };
 }
 
-export function edgarSearch(index: FilingIndex): Tool<unknown, DataStorage, z.infer<typeof EdgarArgs>> {
+/**
+ * edgar_search over a local index (sec_local_index's request rules). Each server has its own cutoff date, and
+ * words its errors its own way: FABv2 as Vals's tools raise them (`ValueError: …`), finance_sec_search bare.
+ */
+export function edgarSearch<S>(
+  index: FilingIndex,
+  { maxEndDate = MAX_END_DATE, errorText = (message: string) => `ValueError: ${message}` }: { maxEndDate?: string; errorText?: (message: string) => string } = {},
+): Tool<unknown, S, z.infer<typeof EdgarArgs>> {
   return {
     args: EdgarArgs,
     run(args, { state }) {
@@ -76,8 +83,8 @@ export function edgarSearch(index: FilingIndex): Tool<unknown, DataStorage, z.in
           throw new RequestError('search_query is required and cannot be empty. Provide a search term to search the contents of SEC filings.');
         }
         const min = (a: string, b: string) => (a < b ? a : b);
-        const start = min(isoDate('start_date', args.start_date || DEFAULT_START_DATE), MAX_END_DATE);
-        const end = min(isoDate('end_date', args.end_date || MAX_END_DATE), MAX_END_DATE);
+        const start = min(isoDate('start_date', args.start_date || DEFAULT_START_DATE), maxEndDate);
+        const end = min(isoDate('end_date', args.end_date || maxEndDate), maxEndDate);
         if (start > end) throw new RequestError(`Parameter start_date '${start}' was set to a date that is later than end_date '${end}'`);
         const page = args.page ?? 1;
         if (!positiveInt(page) || page < 1) throw new RequestError('page must be an integer greater than or equal to 1');
@@ -97,7 +104,7 @@ export function edgarSearch(index: FilingIndex): Tool<unknown, DataStorage, z.in
         const pageHits = hits.slice((page - 1) * PAGE_SIZE, (page - 1) * PAGE_SIZE + top);
         return results(jsonDumps(pageHits.map(record)), state);
       } catch (e) {
-        if (e instanceof RequestError || e instanceof QueryError) return failure(`ValueError: ${e.message}`, state);
+        if (e instanceof RequestError || e instanceof QueryError) return failure(errorText(e.message), state);
         throw e;
       }
     },

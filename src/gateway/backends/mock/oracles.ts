@@ -15,6 +15,8 @@ import { exampleSessionStateMgmtOracle } from '../../../environments/example_ses
 import { exampleSingleToolCallOracle } from '../../../environments/example_single_tool_call/oracle';
 import { exampleToolCallMultirewardOracle } from '../../../environments/example_tool_call_multireward/oracle';
 import { financeAgentV2Oracle } from '../../../environments/finance_agent_v2/oracle';
+import { financeSecSearchOracle } from '../../../environments/finance_sec_search/oracle';
+import { imageToolsOracle } from '../../../environments/image_tools/oracle';
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
 import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
@@ -48,6 +50,8 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   example_single_tool_call: exampleSingleToolCallOracle,
   example_tool_call_multireward: exampleToolCallMultirewardOracle,
   finance_agent_v2: financeAgentV2Oracle,
+  finance_sec_search: financeSecSearchOracle,
+  image_tools: imageToolsOracle,
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
   litmus_agent: litmusAgentOracle,
