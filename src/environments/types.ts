@@ -52,6 +52,12 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
    */
   needsDownload?: readonly string[];
   /**
+   * Why the environment is for evaluation only, when it is: its data is a benchmark with no training split
+   * (NeMo Gym ships it only as benchmark and example data), so training on its rollouts would contaminate
+   * the benchmark. Shown by `gym env list`; `gym eval export-training` warns.
+   */
+  evaluationOnly?: string;
+  /**
    * The environment's settings (NeMo Gym's per-server config keys), for environments that have any:
    * `schema` validates options given for a run, `create` builds the environment with them applied
    * over its defaults.

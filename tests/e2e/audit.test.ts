@@ -217,6 +217,19 @@ describe('gym eval export-training', () => {
     expect(records.some((x) => x._gf_model_call_ids.length >= 3)).toBe(true);
     const lines = expectTrainingMatchesCallLog(audited.runDir, out);
     expect(lines.every((l) => l.chains === 1)).toBe(true);
+    expect(r.stdout).not.toContain('for evaluation only');
+  });
+
+  it('warns when the run played an environment that is for evaluation only', async () => {
+    const copy = await tempDir('gymflow-training-eval-only-');
+    for (const f of ['rollouts.jsonl', 'model_calls', 'manifest.json']) cpSync(path.join(audited.runDir, f), path.join(copy, f), { recursive: true });
+    const manifest = JSON.parse(readFileSync(path.join(copy, 'manifest.json'), 'utf8'));
+    manifest.config.env = { ...manifest.config.env, name: 'longmemeval' };
+    writeFileSync(path.join(copy, 'manifest.json'), JSON.stringify(manifest));
+    const r = await gymHere(['eval', 'export-training', copy]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^warning: longmemeval is for evaluation only: its data is a benchmark/m);
+    expect(existsSync(path.join(copy, 'training.jsonl'))).toBe(true);
   });
 
   it('masks a rollout whose logged log-probs do not match its tokens, and names a bad record’s rollout', async () => {

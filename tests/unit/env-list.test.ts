@@ -1,5 +1,5 @@
 // `gym env list` says what each environment needs beyond the policy model: a judge, a sandboxed harness, or
-// parts that would need a download (reported unavailable here).
+// parts that would need a download (reported unavailable here), and which are for evaluation only.
 import { describe, expect, it } from 'vitest';
 import { gymHere } from '../helpers/gym-here';
 
@@ -14,9 +14,16 @@ describe('gym env list', () => {
     expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
     expect(rows.get('finance_agent_v2')).toMatchObject({ needs_judge: true, needs_download: ['web_search', 'retrieve_information', 'price_history'] });
 
+    // Benchmarks without a training split are for evaluation only; the rest may give training data.
+    const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
+    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'wmt_translation']);
+    expect((rows.get('longmemeval') as { evaluation_only_reason?: string }).evaluation_only_reason).toMatch(/benchmark/);
+    expect(rows.get('mcqa')).toMatchObject({ evaluation_only: false });
+
     const table = await gymHere(['env', 'list']);
     const line = (name: string) => table.stdout.split('\n').find((l) => l.startsWith(`${name} `))!;
-    expect(line('mcqa')).toMatch(/^mcqa\s+-\s/);
+    expect(line('mcqa')).toMatch(/^mcqa\s+train,eval\s+-\s/);
+    expect(line('wmt_translation')).toMatch(/^wmt_translation\s+eval\s+download\s/);
     expect(line('swe_repair')).toMatch(/\ssandbox\s/);
     expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
   });

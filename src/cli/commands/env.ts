@@ -8,11 +8,21 @@ export async function envList(argv: string[], _logger: Logger, say: (line: strin
   const { values } = parseFlags(argv, { json: { type: 'boolean' } }, 'usage: gym env list [--json]');
   const envs = environmentNames().map((n) => getEnvironment(n));
   if (values.json) {
-    const rows = envs.map((e) => ({ name: e.name, description: e.description, agent: e.agent, reverify_mode: e.reverifyMode, tools: Object.keys(e.tools), ...needs(e) }));
+    const rows = envs.map((e) => ({
+      name: e.name,
+      description: e.description,
+      agent: e.agent,
+      reverify_mode: e.reverifyMode,
+      tools: Object.keys(e.tools),
+      ...needs(e),
+      evaluation_only: e.evaluationOnly !== undefined,
+      ...(e.evaluationOnly ? { evaluation_only_reason: e.evaluationOnly } : {}),
+    }));
     return say(JSON.stringify(rows, null, 2));
   }
-  say(`${'NAME'.padEnd(48)} ${'NEEDS'.padEnd(24)} DESCRIPTION`);
-  for (const e of envs) say(`${e.name.padEnd(48)} ${needsLabel(e).padEnd(24)} ${e.description}`);
+  say(`${'NAME'.padEnd(48)} ${'USE'.padEnd(11)} ${'NEEDS'.padEnd(24)} DESCRIPTION`);
+  for (const e of envs) say(`${e.name.padEnd(48)} ${(e.evaluationOnly ? 'eval' : 'train,eval').padEnd(11)} ${needsLabel(e).padEnd(24)} ${e.description}`);
+  say('use: eval = evaluation only (a benchmark without a training split: see --json for why); train,eval = rollouts may also be training data');
   say('needs: judge = a judge model (--judge-model); sandbox = a harness in a sandbox (--agent); download = parts reported unavailable here (see --json)');
 }
 

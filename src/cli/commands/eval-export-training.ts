@@ -3,7 +3,9 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { resolveEnvironment } from '../../environments/registry';
 import { GymError } from '../../errors';
+import { readManifest } from '../../runs/client';
 import { exportTraining, type ExportSummary } from '../../training/export';
 import { parseFlags } from '../args';
 
@@ -52,4 +54,19 @@ export async function evalExportTraining(argv: string[], _logger: Logger, say: (
     },
   });
   for (const line of formatSummary(summary)) say(line);
+  const evaluationOnly = await evaluationOnlyReason(dir);
+  if (evaluationOnly) say(`warning: ${evaluationOnly.env} is for evaluation only: ${evaluationOnly.reason}`);
+}
+
+/** The run's environment and why it is for evaluation only, when it is (and the manifest names one this build knows). */
+async function evaluationOnlyReason(dir: string): Promise<{ env: string; reason: string } | undefined> {
+  const manifest = await readManifest(dir).catch(() => undefined);
+  if (!manifest) return undefined;
+  try {
+    const env = resolveEnvironment(manifest.config.env);
+    return env.evaluationOnly ? { env: env.name, reason: env.evaluationOnly } : undefined;
+  } catch {
+    // An environment this build does not know: the export needs nothing of it, and there is nothing to say.
+    return undefined;
+  }
 }

@@ -11,6 +11,7 @@ import { CodeChecker } from './checker';
 import { scoreConstraint, type Graders } from './score';
 import { AgentIFTask, type AgentIFConstraint } from './task';
 import { stripThink } from './verdict';
+import { BENCHMARK_ONLY } from '../evaluation-only';
 
 export { AgentIFTask } from './task';
 
@@ -102,6 +103,7 @@ export function createAgentIF(settings: z.infer<typeof AgentIFSettings> = {}) {
   }
   return defineEnvironment({
     name: 'agentif',
+    evaluationOnly: BENCHMARK_ONLY,
     description: 'AgentIF agentic instruction following: each constraint graded by its judge prompts and Python checks; reward 1 when all graded constraints pass (ISR).',
     taskSchema: AgentIFTask,
     requiresJudge: true,

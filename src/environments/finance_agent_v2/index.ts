@@ -12,6 +12,7 @@ import { judgeCriterion, judgePrompt } from './judge';
 import { aggregate, parseRubric, type Judgement } from './rubric';
 import { FilingIndex } from './search';
 import { calculator, edgarSearch, parseHtmlPage, submitFinalResult, unavailable, type DataStorage } from './tools';
+import { BENCHMARK_ONLY } from '../evaluation-only';
 
 export const FinanceAgentV2Task = TaskRow.extend({
   question: z.string().default(''),
@@ -59,6 +60,7 @@ export function createFinanceAgentV2(options: z.infer<typeof Settings> = {}) {
   const index = new FilingIndex(filings);
   return defineEnvironment<FinanceAgentV2Task, DataStorage>({
     name: 'finance_agent_v2',
+    evaluationOnly: BENCHMARK_ONLY,
     needsDownload: ['web_search', 'retrieve_information', 'price_history'],
     description: 'Vals Finance Agent v2: SEC research with a local full-text EDGAR index; reward is the judge-graded rubric Partial Credit.',
     taskSchema: FinanceAgentV2Task,

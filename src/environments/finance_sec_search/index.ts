@@ -13,6 +13,7 @@ import { JudgeError } from '../types';
 import { indexedText, loadSecFilings } from './corpus';
 import { JUDGE_PROMPT, judgePrompt, judgeRating } from './judge';
 import { parseHtmlPage, retrieveInformation, secFilingSearch, submitFinalResult, webSearch, type DataStorage } from './tools';
+import { BENCHMARK_ONLY } from '../evaluation-only';
 
 export const FinanceSecSearchTask = TaskRow.extend({
   /** Provenance only: the judge is shown the last user message, as NeMo Gym's verify reads it. */
@@ -69,6 +70,7 @@ export function createFinanceSecSearch(options: Partial<Settings> = {}) {
   const index = new FilingIndex(filings.map(indexedText));
   return defineEnvironment<FinanceSecSearchTask, DataStorage>({
     name: 'finance_sec_search',
+    evaluationOnly: BENCHMARK_ONLY,
     description: 'SEC-filing research questions with filing search tools over an offline corpus; a judge rates the submitted answer 0/1/2 (reward 1 for 2).',
     needsDownload: ['parse_html_page (filing text from SEC.gov)', 'retrieve_information (a retrieval model)', 'web_search (Tavily)'],
     taskSchema: FinanceSecSearchTask,

@@ -8,6 +8,7 @@ import { askJudge, judgeMessage } from '../equivalence_llm_judge/judge';
 import type { VerifyContext } from '../types';
 import { ABSTENTION, CONTAIN, KNOWLEDGE_UPDATE, PREFERENCE, TEMPORAL } from './rubrics';
 import { LongMemEvalTask } from './task';
+import { BENCHMARK_ONLY } from '../evaluation-only';
 
 export { LongMemEvalTask } from './task';
 
@@ -92,6 +93,7 @@ export function createLongMemEval(settings: Partial<LongMemEvalConfig> = {}) {
   const config = LongMemEvalConfig.parse(settings);
   return defineEnvironment({
     name: 'longmemeval',
+    evaluationOnly: BENCHMARK_ONLY,
     description: 'LongMemEval long-term-memory QA over multi-session chat history; an LLM judge applies the per-question-type rubric (yes = 1.0).',
     taskSchema: LongMemEvalTask,
     requiresJudge: true,

@@ -9,6 +9,7 @@ import type { Environment } from '../types';
 import { sentenceBleu } from './bleu';
 import { sentenceChrf } from './chrf';
 import { WmtTranslationConfig } from './config';
+import { BENCHMARK_ONLY } from '../evaluation-only';
 
 export { WmtTranslationConfig } from './config';
 
@@ -52,6 +53,7 @@ export function createWmtTranslation(overrides: Partial<WmtTranslationConfig> = 
   const unavailable = unavailableMetrics(config);
   return defineEnvironment({
     name: 'wmt_translation',
+    evaluationOnly: BENCHMARK_ONLY,
     needsDownload: unavailable.map((u) => u.metric),
     description: 'Machine translation (WMT24++, FLORES-200); reward = sentence chrF / 100 against the reference, as sacrebleu computes it.',
     taskSchema: WmtTranslationTask,
