@@ -162,7 +162,16 @@ build gymflow-postgresql "$(hash_of docker/postgresql/* <(echo "$base"))" docker
 # The Temporal CLI (the one `gym setup` builds) creates the namespace and answers the health check.
 cli="${TEMPORAL_CLI_PATH:-}"
 [ -n "$cli" ] || cli=$(command -v temporal || true)
-[ -n "$cli" ] || { bash scripts/build-temporal-cli.sh >&2; cli="${GYMFLOW_CACHE_DIR:-$PWD/.gymflow/bin}/temporal"; }
+if [ -z "$cli" ]; then
+  # A build of it under way (CI starts one first) is waited for: its staging folder is named by its pid.
+  clibin="${GYMFLOW_CACHE_DIR:-$PWD/.gymflow/bin}"
+  for staging in "$clibin"/.staging-*; do
+    pid=${staging##*-}
+    [ -d "$staging" ] && while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+  done
+  bash scripts/build-temporal-cli.sh >&2
+  cli="$clibin/temporal"
+fi
 mkdir -p "$work/temporal" "$work/ui"
 cp -l "$bin/temporal-server" "$bin/temporal-sql-tool" "$work/temporal/" 2>/dev/null || cp "$bin/temporal-server" "$bin/temporal-sql-tool" "$work/temporal/"
 cp -r "$bin/schema" docker/temporal/* "$work/temporal/"
