@@ -112,7 +112,8 @@ cleanup() {
   if [ -n "$daemon" ]; then
     kill "$daemon" 2>/dev/null || true
     wait "$daemon" 2>/dev/null || true
-    grep -o " $work/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" || true; done
+    # dockerd leaves its network namespace bind-mounted under the exec root.
+    { grep -o " $work/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" || true; done
   fi
   rm -rf "$work"
 }

@@ -155,6 +155,11 @@ describe('docker-compose.yml with images built offline', () => {
     );
     expect(visibility.trim()).toBe('2');
 
+    // No service died on the way (each restarts on failure, which would hide it).
+    const { stdout: ids } = await compose(['ps', '-q'], 60_000);
+    const { stdout: restarts } = await run('docker', ['inspect', '-f', '{{.Name}} {{.RestartCount}}', ...ids.trim().split('\n')], { env: { ...process.env, ...env } });
+    expect(restarts.trim().split('\n').filter((l) => !l.endsWith(' 0'))).toEqual([]);
+
     // The UI server answers with the run, read through its own connection to the frontend.
     const ui = await fetch(`http://127.0.0.1:${port('TEMPORAL_UI_PORT')}/api/v1/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="${started.body.workflow_id}"`)}`);
     expect(ui.status).toBe(200);
