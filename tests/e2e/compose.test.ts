@@ -5,7 +5,7 @@
 // compose gateway; the run's raw files must hold every task × repeat exactly once, and the run must be in
 // Temporal's PostgreSQL visibility store and in the UI's listing.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -88,6 +88,7 @@ afterAll(async () => {
     await docker.stop();
   }
   for (const p of ports) releasePort(p);
+  if (runsDir) rmSync(runsDir, { recursive: true, force: true });
 }, 180_000);
 
 const port = (name: string) => Number(env[name]);
