@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The docker provider's test setup: Debian's Docker Engine and mmdebstrap (installed when missing), and the
+# The docker provider's test setup: Debian's Docker Engine, mmdebstrap and docker-compose (installed when missing), and the
 # task image's root file system built offline from Debian's packages, cached by its package list.
 #   bash scripts/setup-docker.sh          install what is missing, build the image tarball if not cached
 #   bash scripts/setup-docker.sh image    the same, then print the tarball's path and the image name
@@ -14,6 +14,8 @@ PACKAGES=(python3 git)
 missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)
 command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
+# Debian's docker-compose (1.29, Python) for docker-compose.yml's test (scripts/setup-compose.sh builds its images).
+command -v docker-compose >/dev/null || missing+=(docker-compose)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "setup-docker: ${missing[*]} missing; install them as root: apt-get install -y ${missing[*]}" >&2

@@ -27,31 +27,40 @@ export async function taskImageTarball(): Promise<{ tarball: string; image: stri
 }
 
 export async function startTestDockerEngine(): Promise<TestDockerEngine> {
-  if (process.getuid?.() !== 0) {
-    throw new Error('the docker sandbox tests start a private dockerd, which needs root: run them as root (CI does), e.g. sudo npx vitest run tests/sandboxes');
+  const started = await startPrivateDockerd();
+  try {
+    const { tarball, image } = await taskImageTarball();
+    await importImage(started.engine, tarball, image);
+    return { ...started, image };
+  } catch (e) {
+    await started.stop();
+    throw e;
   }
-  const { tarball, image } = await taskImageTarball();
+}
+
+/**
+ * A private dockerd: overlay2 where the host file system allows it, vfs elsewhere. Its data root is
+ * temporary (no image in it) unless `dataRoot` names one that persists, as the compose test's image cache.
+ */
+export async function startPrivateDockerd(dataRoot?: string): Promise<Omit<TestDockerEngine, 'image'>> {
+  if (process.getuid?.() !== 0) {
+    throw new Error('the docker tests start a private dockerd, which needs root: run them as root (CI does), e.g. sudo npx vitest run tests/sandboxes');
+  }
   // Overlay where the host file system allows it (create in well under a second); vfs (a full copy of
   // the image per container) everywhere else.
   let failure = '';
   for (const driver of ['overlay2', 'vfs']) {
-    const started = await startDaemon(driver);
+    const started = await startDaemon(driver, dataRoot);
     if ('failure' in started) {
       failure += `\n${driver}: ${started.failure}`;
       continue;
     }
-    try {
-      await importImage(started.engine, tarball, image);
-    } catch (e) {
-      await started.stop();
-      throw e;
-    }
-    return { ...started, image };
+    return started;
   }
   throw new Error(`dockerd did not start:${failure}`);
 }
 
-async function startDaemon(driver: string): Promise<Omit<TestDockerEngine, 'image'> | { failure: string }> {
+async function startDaemon(driver: string, dataRoot?: string): Promise<Omit<TestDockerEngine, 'image'> | { failure: string }> {
   // Short: containerd's sockets live under the exec root, and a Unix socket path has ~100 bytes.
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gf-docker-'));
   const socketPath = path.join(dir, 'docker.sock');
@@ -60,7 +69,7 @@ async function startDaemon(driver: string): Promise<Omit<TestDockerEngine, 'imag
     'dockerd',
     [
       '--storage-driver', driver,
-      '--data-root', path.join(dir, 'data'),
+      '--data-root', dataRoot ?? path.join(dir, 'data'),
       '--exec-root', path.join(dir, 'exec'),
       '-H', `unix://${socketPath}`,
       '--pidfile', path.join(dir, 'dockerd.pid'),
