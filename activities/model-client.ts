@@ -70,14 +70,7 @@ export interface CallPlace {
   task?: Record<string, unknown>;
 }
 
-export async function requestModel(
-  gateway: Gateway,
-  spec: ModelSpec,
-  params: ResponseCreateParams,
-  rolloutId: string,
-  signal?: AbortSignal,
-  place: CallPlace = {},
-): Promise<ModelReply> {
+export async function requestModel(gateway: Gateway, spec: ModelSpec, params: ResponseCreateParams, rolloutId: string, signal?: AbortSignal, place: CallPlace = {}): Promise<ModelReply> {
   const model = modelNameFor(gateway, spec);
   const startedAt = Date.now();
   const started = performance.now();
@@ -107,13 +100,7 @@ export function modelResponse(spec: ModelSpec, reply: ModelReply): ResponseObjec
   return parsed.data;
 }
 
-export async function callModelThroughGateway(
-  gateway: Gateway,
-  spec: ModelSpec,
-  params: ResponseCreateParams,
-  rolloutId: string,
-  signal?: AbortSignal,
-): Promise<ModelCallResult> {
+export async function callModelThroughGateway(gateway: Gateway, spec: ModelSpec, params: ResponseCreateParams, rolloutId: string, signal?: AbortSignal): Promise<ModelCallResult> {
   const reply = await requestModel(gateway, spec, params, rolloutId, signal);
   return { callId: reply.callId, backend: reply.backend, latencyMs: reply.latencyMs, response: modelResponse(spec, reply) };
 }

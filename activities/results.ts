@@ -71,7 +71,13 @@ export async function aggregateRun(runDir: string, expected: number, status?: Ru
   });
   const perTask = tasks.lines ? expected / tasks.lines : 0;
   const metrics = { ...(status ? { status } : {}), ...acc.result(expected), ...(breakdown ? breakdown.result(perTask) : {}) };
-  await writeFileAtomic(store.taskMetricsPath, acc.taskMetrics().map((t) => JSON.stringify(t) + '\n').join(''));
+  await writeFileAtomic(
+    store.taskMetricsPath,
+    acc
+      .taskMetrics()
+      .map((t) => JSON.stringify(t) + '\n')
+      .join(''),
+  );
   if (nemoGym && manifest) await writeNemoGymRunFiles(runDir, manifest, tasks, nemoGym, failures);
   await store.writeJson(store.metricsPath, metrics);
   return metrics;

@@ -46,21 +46,26 @@ export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRol
     // Kept across attempts: a retry continues at the last finished step, as in the "turn" grain.
     const journal = new MemoryJournal();
     let stage: RolloutStage = 'seed';
-    const played = await retrying(input.retry, signal, () => stage, async () => {
-      if (await steps.harnessOf(input.spec, key)) {
-        // A harness plays the whole rollout in one go: a retry starts it again in a fresh sandbox.
-        stage = 'tool';
-        return playHarness(input.spec, key, attempt, signal);
-      }
-      return playRollout(
-        {
-          takeTurn: (step) => steps.takeTurn(input.spec, key, step, journal),
-          finish: () => steps.finishRollout(input.spec, key, journal),
-        },
-        1,
-        (step) => (stage = step === FINISHING ? 'verify' : 'model'),
-      );
-    });
+    const played = await retrying(
+      input.retry,
+      signal,
+      () => stage,
+      async () => {
+        if (await steps.harnessOf(input.spec, key)) {
+          // A harness plays the whole rollout in one go: a retry starts it again in a fresh sandbox.
+          stage = 'tool';
+          return playHarness(input.spec, key, attempt, signal);
+        }
+        return playRollout(
+          {
+            takeTurn: (step) => steps.takeTurn(input.spec, key, step, journal),
+            finish: () => steps.finishRollout(input.spec, key, journal),
+          },
+          1,
+          (step) => (stage = step === FINISHING ? 'verify' : 'model'),
+        );
+      },
+    );
     if (played.ok) return { reward: played.value.reward };
     await steps.recordFailure(input.spec, key, played.failure);
     return {};

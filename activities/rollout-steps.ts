@@ -297,14 +297,23 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       // A sidecar rollout is played again by a resumed run; its record then replaces the sidecar line.
       const recorded = await store.findRollout(rolloutId(key));
       if (recorded) return { done: true, toolCalls: 0, outcome: { status: 'recorded', reward: recorded.reward } };
-      await inStage('seed', () => inSpan('seed', {}, async () => {
-        const { parsed: task, env } = await loadTask(spec, store, key.taskIndex);
-        const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
-        const scheduledAt = scheduledAtMs();
-        // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
-        const queueingMs = scheduledAt === undefined ? 0 : Math.max(0, startedAtMs - scheduledAt);
-        await journal.append({ kind: 'seed', state: seeded.state, items: 'items' in seeded ? seeded.items : undefined, startedAtMs, queueingMs, ...(key.attemptIndex ? { attemptIndex: key.attemptIndex } : {}) });
-      }));
+      await inStage('seed', () =>
+        inSpan('seed', {}, async () => {
+          const { parsed: task, env } = await loadTask(spec, store, key.taskIndex);
+          const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
+          const scheduledAt = scheduledAtMs();
+          // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
+          const queueingMs = scheduledAt === undefined ? 0 : Math.max(0, startedAtMs - scheduledAt);
+          await journal.append({
+            kind: 'seed',
+            state: seeded.state,
+            items: 'items' in seeded ? seeded.items : undefined,
+            startedAtMs,
+            queueingMs,
+            ...(key.attemptIndex ? { attemptIndex: key.attemptIndex } : {}),
+          });
+        }),
+      );
       episode = episodeOf(await journal.read());
     }
     const { parsed: task, env, agent } = await inStage('seed', () => loadTask(spec, store, key.taskIndex));
@@ -323,14 +332,16 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     let state = episode.state;
     if (move.kind === 'environment') {
       if (finished?.env) return { done: finished.env.done || move.last, toolCalls: 0 };
-      return inStage('tool', () => inSpan('environment step', {}, async () => {
-        if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
-        const started = performance.now();
-        const reply = env.step(task, state, model.output);
-        const latencyMs = performance.now() - started;
-        await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done, latencyMs });
-        return { done: reply.done || move.last, toolCalls: 0 };
-      }));
+      return inStage('tool', () =>
+        inSpan('environment step', {}, async () => {
+          if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
+          const started = performance.now();
+          const reply = env.step(task, state, model.output);
+          const latencyMs = performance.now() - started;
+          await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done, latencyMs });
+          return { done: reply.done || move.last, toolCalls: 0 };
+        }),
+      );
     }
     const calls = functionCalls(model.output);
     for (let index = finished?.tools.length ?? 0; index < calls.length; index++) {
@@ -363,25 +374,27 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       verified = { kind: 'verify', response, result, modelCallIds: episode.turns.map((t) => t.model.callId), latencyMs, sandboxMs };
       await journal.append(verified);
     }
-    await inStage('record', () => inSpan('record', {}, async () => {
-      const record: RolloutRecord = {
-        ...row,
-        responses_create_params: row.responses_create_params,
-        ...VERIFY_DEFAULTS,
-        ...verified.result,
-        response: verified.response,
-        agent_ref: recordAgentRef(row, env.name, agent),
-        _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
-        // A row of its own per repeat (num_repeats by agent) says which repeat it is.
-        _ng_rollout_index: typeof row._ng_rollout_index === 'number' ? row._ng_rollout_index : key.rolloutIndex,
-        _gf_model_call_ids: verified.modelCallIds,
-        _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
-        ...(attemptIndex ? { _ng_attempt_index: attemptIndex } : {}),
-        ...(spec.historyPolicy ? { _gf_compaction: compactionOf(spec.historyPolicy, episode) } : {}),
-        _ng_rollout_id: id,
-      };
-      await store.appendRollout(record);
-    }));
+    await inStage('record', () =>
+      inSpan('record', {}, async () => {
+        const record: RolloutRecord = {
+          ...row,
+          responses_create_params: row.responses_create_params,
+          ...VERIFY_DEFAULTS,
+          ...verified.result,
+          response: verified.response,
+          agent_ref: recordAgentRef(row, env.name, agent),
+          _ng_task_index: typeof row._ng_task_index === 'number' ? row._ng_task_index : key.taskIndex,
+          // A row of its own per repeat (num_repeats by agent) says which repeat it is.
+          _ng_rollout_index: typeof row._ng_rollout_index === 'number' ? row._ng_rollout_index : key.rolloutIndex,
+          _gf_model_call_ids: verified.modelCallIds,
+          _gf_diagnostics: rolloutDiagnostics({ ...episode, verify: verified }, Date.now()),
+          ...(attemptIndex ? { _ng_attempt_index: attemptIndex } : {}),
+          ...(spec.historyPolicy ? { _gf_compaction: compactionOf(spec.historyPolicy, episode) } : {}),
+          _ng_rollout_id: id,
+        };
+        await store.appendRollout(record);
+      }),
+    );
     await journal.remove();
     return { reward: verified.result.reward };
   }

@@ -30,7 +30,12 @@ export const ExecInSandboxInput = Target.extend({
   commandId: z.string().min(1).optional(),
   request: ExecRequest,
   /** How much of each stream's end the result keeps (it goes into the history). */
-  tailBytes: z.number().int().positive().max(1 << 20).default(64 * 1024),
+  tailBytes: z
+    .number()
+    .int()
+    .positive()
+    .max(1 << 20)
+    .default(64 * 1024),
 });
 export type ExecInSandboxInput = z.input<typeof ExecInSandboxInput>;
 

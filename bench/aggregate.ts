@@ -59,7 +59,18 @@ async function writeRun(rollouts: number): Promise<string> {
   for (let i = 0; i < rollouts; i++) {
     const r = record(i);
     if (i % 100 === 99) {
-      failures.push(formatLine('failure', { _ng_task_index: r._ng_task_index, _ng_rollout_index: r._ng_rollout_index, _ng_rollout_id: r._ng_rollout_id, _ng_failure_class: 'model_error', message: 'HTTP 500', stage: 'model', attempt: 3, failed_at: new Date(0).toISOString() }));
+      failures.push(
+        formatLine('failure', {
+          _ng_task_index: r._ng_task_index,
+          _ng_rollout_index: r._ng_rollout_index,
+          _ng_rollout_id: r._ng_rollout_id,
+          _ng_failure_class: 'model_error',
+          message: 'HTTP 500',
+          stage: 'model',
+          attempt: 3,
+          failed_at: new Date(0).toISOString(),
+        }),
+      );
       continue;
     }
     if (!out.write(formatLine('rollout', r))) await once(out, 'drain');

@@ -15,7 +15,10 @@ import { parseFlags, runMain } from './lib/flags';
 const EXAMPLE = path.resolve(import.meta.dirname, '../src/environments/mcqa/data/example.jsonl');
 
 async function writeDataset(rows: number, dir: string): Promise<string> {
-  const examples = readFileSync(EXAMPLE, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const examples = readFileSync(EXAMPLE, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const file = path.join(dir, 'train.jsonl');
   const out = createWriteStream(file);
   for (let i = 0; i < rows; i++) {
@@ -28,7 +31,16 @@ async function writeDataset(rows: number, dir: string): Promise<string> {
 }
 
 async function child(file: string, outDir: string): Promise<void> {
-  const dataset: DeclaredDataset = { name: 'train', type: 'train', jsonl_fpath: file, license: 'Apache 2.0', instance: 'mcqa_agent', instanceType: 'responses_api_agents', env: 'mcqa', declaredIn: undefined };
+  const dataset: DeclaredDataset = {
+    name: 'train',
+    type: 'train',
+    jsonl_fpath: file,
+    license: 'Apache 2.0',
+    instance: 'mcqa_agent',
+    instanceType: 'responses_api_agents',
+    env: 'mcqa',
+    declaredIn: undefined,
+  };
   const started = performance.now();
   const result = await collate({ datasets: [dataset], mode: 'train_preparation', outputDir: outDir, locate: (d) => d.jsonl_fpath });
   const seconds = (performance.now() - started) / 1000;

@@ -32,7 +32,11 @@ const INPUTS: Record<string, string> = {
 };
 const BENCH_QUEUE = 'gymflow-bench';
 
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 function cpuSeconds(): number {
   const u = process.cpuUsage();
@@ -88,8 +92,20 @@ runMain(async () => {
                   flags.model === 'openai'
                     ? { backend: 'openai', model: 'mock-model', base_url: mocks.get(latency)!.url, api_key_env: 'GYMFLOW_BENCH_KEY' }
                     : { backend: 'mock', env, accuracy: 0.7, latency_ms: latency, tasks_file: path.join(runDir, 'tasks.jsonl') };
-                const base = runConfig({ runDir, envName: env, inputFile: path.resolve(INPUTS[env]!), numRepeats: Math.ceil(flags.rollouts / tasks), concurrency, durability: grain === 'rollout' ? 'rollout' : 'turn' });
-                const config = RunConfig.parse({ ...base, model: parseModelSpec(model), taskQueue: BENCH_QUEUE, ...(flags.shards ? { shards: flags.shards } : { shards: Math.max(1, Math.ceil(concurrency / 128)) }) });
+                const base = runConfig({
+                  runDir,
+                  envName: env,
+                  inputFile: path.resolve(INPUTS[env]!),
+                  numRepeats: Math.ceil(flags.rollouts / tasks),
+                  concurrency,
+                  durability: grain === 'rollout' ? 'rollout' : 'turn',
+                });
+                const config = RunConfig.parse({
+                  ...base,
+                  model: parseModelSpec(model),
+                  taskQueue: BENCH_QUEUE,
+                  ...(flags.shards ? { shards: flags.shards } : { shards: Math.max(1, Math.ceil(concurrency / 128)) }),
+                });
                 const cpu0 = cpuSeconds();
                 const started = performance.now();
                 let recorded: number;
@@ -101,7 +117,13 @@ runMain(async () => {
                 }
                 const seconds = (performance.now() - started) / 1000;
                 const cpu = cpuSeconds() - cpu0;
-                const sample: Sample = { units: recorded, seconds, cpu_ms_per_rollout: (cpu * 1000) / recorded, bench_rss_mib: process.memoryUsage().rss / 2 ** 20, store_bytes_per_rollout: folderBytes(runDir) / recorded };
+                const sample: Sample = {
+                  units: recorded,
+                  seconds,
+                  cpu_ms_per_rollout: (cpu * 1000) / recorded,
+                  bench_rss_mib: process.memoryUsage().rss / 2 ** 20,
+                  store_bytes_per_rollout: folderBytes(runDir) / recorded,
+                };
                 if (grain !== 'inprocess' && flags.histories) {
                   const histories = await captureRunHistories(client, runWorkflowId(config.runId));
                   const events = histories.map((h) => (JSON.parse(h.json) as { events: unknown[] }).events.length);

@@ -91,8 +91,18 @@ async function playOnce(gateway: Gateway, harnessName: string, accuracy: number)
         timeoutMs: TIMEOUT_MS,
       });
       const calls = await attemptCalls(runDir, scope.id);
-      const first = calls.map((c) => c.started_at).filter((t): t is number => t !== undefined).sort((a, b) => a - b)[0];
-      return { exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, reward: run.verify?.reward, firstCallMs: first === undefined ? undefined : first - spawnedAt, calls: calls.length };
+      const first = calls
+        .map((c) => c.started_at)
+        .filter((t): t is number => t !== undefined)
+        .sort((a, b) => a - b)[0];
+      return {
+        exitCode: run.exitCode,
+        timedOut: run.timedOut,
+        durationMs: run.durationMs,
+        reward: run.verify?.reward,
+        firstCallMs: first === undefined ? undefined : first - spawnedAt,
+        calls: calls.length,
+      };
     } finally {
       gateway.unregisterRollout(scope.id);
     }

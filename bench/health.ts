@@ -61,17 +61,63 @@ async function writeRun(dir: string, rollouts: number): Promise<void> {
       [{ type: 'function_call', call_id: `fc_${n}`, name: 'get_weather', arguments: '{"city": "San Francisco"}' }],
       [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is sunny in San Francisco.' }] }],
     ].map((output, step) => {
-      const last = { ...output[0]!, prompt_token_ids: ids(PROMPT_IDS + step * 30, n + step), generation_token_ids: ids(GENERATION_IDS, n), generation_log_probs: ids(GENERATION_IDS, n).map((x) => -x / 1e5) };
-      return { callId: `call-${n}-${step}`, step, output: [last], usage: { input_tokens: PROMPT_IDS + step * 30, output_tokens: GENERATION_IDS, total_tokens: PROMPT_IDS + step * 30 + GENERATION_IDS } };
+      const last = {
+        ...output[0]!,
+        prompt_token_ids: ids(PROMPT_IDS + step * 30, n + step),
+        generation_token_ids: ids(GENERATION_IDS, n),
+        generation_log_probs: ids(GENERATION_IDS, n).map((x) => -x / 1e5),
+      };
+      return {
+        callId: `call-${n}-${step}`,
+        step,
+        output: [last],
+        usage: { input_tokens: PROMPT_IDS + step * 30, output_tokens: GENERATION_IDS, total_tokens: PROMPT_IDS + step * 30 + GENERATION_IDS },
+      };
     });
     const sidecar = n % 100 === 99;
-    const logged = (t: (typeof turns)[number], attempt: number, at: number) => ({ call_id: t.callId, rollout_id: id, step: t.step, attempt, backend: 'mock', model: 'mock-bench', started_at: at, latency_ms: 1, status: 200, request: { input_items: 1 + t.step * 2 }, response: { id: `resp-${t.callId}`, object: 'response', status: 'completed', output: t.output, usage: t.usage } });
+    const logged = (t: (typeof turns)[number], attempt: number, at: number) => ({
+      call_id: t.callId,
+      rollout_id: id,
+      step: t.step,
+      attempt,
+      backend: 'mock',
+      model: 'mock-bench',
+      started_at: at,
+      latency_ms: 1,
+      status: 200,
+      request: { input_items: 1 + t.step * 2 },
+      response: { id: `resp-${t.callId}`, object: 'response', status: 'completed', output: t.output, usage: t.usage },
+    });
     await put(calls, JSON.stringify(logged(turns[0]!, 1, started + n)) + '\n');
     if (sidecar) {
       for (let attempt = 1; attempt <= 3; attempt++) {
-        await put(calls, JSON.stringify({ call_id: `call-${n}-1-${attempt}`, rollout_id: id, step: 1, attempt, backend: 'mock', model: 'mock-bench', started_at: started + n + attempt, latency_ms: 1, status: 500, error: { code: 'MODEL_ERROR', message: 'HTTP 500' }, request: { input_items: 3 } }) + '\n');
+        await put(
+          calls,
+          JSON.stringify({
+            call_id: `call-${n}-1-${attempt}`,
+            rollout_id: id,
+            step: 1,
+            attempt,
+            backend: 'mock',
+            model: 'mock-bench',
+            started_at: started + n + attempt,
+            latency_ms: 1,
+            status: 500,
+            error: { code: 'MODEL_ERROR', message: 'HTTP 500' },
+            request: { input_items: 3 },
+          }) + '\n',
+        );
       }
-      const failure = { _ng_task_index: Math.floor(n / REPEATS_PER_TASK), _ng_rollout_index: n % REPEATS_PER_TASK, message: 'model mock answered HTTP 500', stage: 'model', attempt: 3, failed_at: new Date(started).toISOString(), _ng_failure_class: 'model_error', _ng_rollout_id: id };
+      const failure = {
+        _ng_task_index: Math.floor(n / REPEATS_PER_TASK),
+        _ng_rollout_index: n % REPEATS_PER_TASK,
+        message: 'model mock answered HTTP 500',
+        stage: 'model',
+        attempt: 3,
+        failed_at: new Date(started).toISOString(),
+        _ng_failure_class: 'model_error',
+        _ng_rollout_id: id,
+      };
       await put(failures, JSON.stringify(failure) + '\n');
       continue;
     }
@@ -81,7 +127,13 @@ async function writeRun(dir: string, rollouts: number): Promise<void> {
     const record = {
       _ng_task_index: Math.floor(n / REPEATS_PER_TASK),
       responses_create_params: { input },
-      response: { id: `resp-${n}`, object: 'response', status: 'completed', output: [...turns[0]!.output, { type: 'function_call_output', call_id: `fc_${n}`, output: '{"weather": "sunny"}' }, ...turns[1]!.output], usage },
+      response: {
+        id: `resp-${n}`,
+        object: 'response',
+        status: 'completed',
+        output: [...turns[0]!.output, { type: 'function_call_output', call_id: `fc_${n}`, output: '{"weather": "sunny"}' }, ...turns[1]!.output],
+        usage,
+      },
       _ng_rollout_index: n % REPEATS_PER_TASK,
       _gf_model_call_ids: turns.map((t) => t.callId),
       reward: n % 3 === 0 ? 0 : 1,
@@ -102,7 +154,9 @@ async function checkOnce(dir: string): Promise<void> {
   const used = process.cpuUsage(cpu);
   const v = result.summary.run.verdicts;
   // CPU seconds beside wall seconds: on a machine shared with other work the wall time mostly measures the others.
-  process.stdout.write(JSON.stringify({ seconds, cpu_seconds: (used.user + used.system) / 1e6, peak_rss_mb: process.resourceUsage().maxRSS / 1024, rss_before_mb: baseline, rows: result.summary.run.rows, ...v }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ seconds, cpu_seconds: (used.user + used.system) / 1e6, peak_rss_mb: process.resourceUsage().maxRSS / 1024, rss_before_mb: baseline, rows: result.summary.run.rows, ...v }) + '\n',
+  );
 }
 
 async function main(): Promise<void> {

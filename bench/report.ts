@@ -22,7 +22,14 @@ async function child(dir: string): Promise<void> {
   await writeFileAtomic(out, renderReport(await readRun(dir)));
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage();
-  process.stdout.write(JSON.stringify({ read_render_write_seconds: seconds, cpu_seconds: (cpu.user + cpu.system) / 1e6, peak_rss_mib: process.resourceUsage().maxRSS / 1024, html_mib: (await stat(out)).size / 2 ** 20 }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      read_render_write_seconds: seconds,
+      cpu_seconds: (cpu.user + cpu.system) / 1e6,
+      peak_rss_mib: process.resourceUsage().maxRSS / 1024,
+      html_mib: (await stat(out)).size / 2 ** 20,
+    }) + '\n',
+  );
 }
 
 function generate(dir: string): Promise<Record<string, number>> {
@@ -79,7 +86,13 @@ async function mainBench(): Promise<void> {
   try {
     const tasks = Math.ceil(flags.rollouts / REPEATS_PER_TASK);
     process.stderr.write(`writing a synthetic run of ${tasks * REPEATS_PER_TASK} rollouts in ${dir}\n`);
-    await writeSyntheticRun(dir, { tasks, repeats: REPEATS_PER_TASK, diagnostics: flags.diagnostics === 1, health: true, failed: (t, r) => (t % 97 === 0 && r === 0 ? `HTTP 502 from upstream (task ${t})` : undefined) });
+    await writeSyntheticRun(dir, {
+      tasks,
+      repeats: REPEATS_PER_TASK,
+      diagnostics: flags.diagnostics === 1,
+      health: true,
+      failed: (t, r) => (t % 97 === 0 && r === 0 ? `HTTP 502 from upstream (task ${t})` : undefined),
+    });
     const params = { rollouts: tasks * REPEATS_PER_TASK, diagnostics: flags.diagnostics === 1, rollouts_mib: (await stat(path.join(dir, 'rollouts.jsonl'))).size / 2 ** 20 };
     const report = await measure('gym eval report', async () => ({ units: params.rollouts, ...(await generate(dir)) }), { unit: 'rollouts', params, repeats: flags.repeats });
     const page = await measure('report page in Chromium', async () => ({ units: 1, ...(await inChromium(dir)) }), { unit: 'page loads', params, repeats: flags.repeats });

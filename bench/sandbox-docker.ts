@@ -19,7 +19,11 @@ function percentile(values: number[], p: number): number {
 }
 
 function hostSpawn(): Promise<void> {
-  return new Promise((resolve, reject) => spawn('true').once('exit', () => resolve()).once('error', reject));
+  return new Promise((resolve, reject) =>
+    spawn('true')
+      .once('exit', () => resolve())
+      .once('error', reject),
+  );
 }
 
 async function main(): Promise<void> {

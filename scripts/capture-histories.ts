@@ -134,7 +134,17 @@ const SCENARIOS: Scenario[] = [
   },
   {
     what: 'turn grain, two shards, pause, concurrency change, resume, continue-as-new',
-    run: { envName: 'example_multi_step', input: INPUT('example_multi_step'), limit: 4, numRepeats: 2, concurrency: 4, shards: 2, stepsPerExecution: 4, durability: 'turn', model: { accuracy: 0.5, seed: 3, latency_ms: 150 } },
+    run: {
+      envName: 'example_multi_step',
+      input: INPUT('example_multi_step'),
+      limit: 4,
+      numRepeats: 2,
+      concurrency: 4,
+      shards: 2,
+      stepsPerExecution: 4,
+      durability: 'turn',
+      model: { accuracy: 0.5, seed: 3, latency_ms: 150 },
+    },
     drive: (handle, { total }) => pauseResizeResume(handle, total, 6),
     ends: 'COMPLETED',
   },

@@ -26,7 +26,7 @@ export const EXCEPTIONS: Record<string, string> = {
   agentif:
     "The recorded rewards are stale: an older NeMo Gym rewarded CSR (n_true / graded, e.g. 0.75), NeMo Gym 0.7.0's verify, and Gymflow, reward ISR (1 only when every graded constraint passes), and the judge's replies were not recorded. tests/environments/agentif.test.ts checks the recorded rewards are CSR, and that on the same responses and some 200 more cases NeMo Gym 0.7.0's verify, with a scripted judge replayed by prompt, and Gymflow agree on every reward, count and breakdown.",
   mcqa: 'One recorded reward is stale: NeMo Gym recorded 0.0 for `\\boxed{\\nC: …}` (example_rollouts.jsonl line 3), which its current verifier, and Gymflow, score 1.0.',
-  blackjack: "NeMo Gym deals from an unseeded random.Random(), so its recorded games cannot be dealt again: agreement is chance.",
+  blackjack: 'NeMo Gym deals from an unseeded random.Random(), so its recorded games cannot be dealt again: agreement is chance.',
   finance_agent_v2:
     "NeMo Gym records the rubric judge's votes, evidence and reasons but not its raw replies, and each criterion is asked up to three times with the same prompt, so the replay judge (one recorded reply per prompt) cannot play them back; tests/environments/finance_agent_v2.test.ts rebuilds each reply from the recorded votes and matches all 5 rewards and every rubric field.",
   workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
@@ -43,7 +43,7 @@ const BENCHMARKS: { config: string; env: string; grades: string; checked: string
   {
     config: 'configs/benchmarks/hle-vision.yaml',
     env: 'equivalence_llm_judge',
-    grades: "HLE text and image questions, NeMo Gym's benchmarks/hle/config_vision: the image passed through the gateway to the policy, which also judges with HLE's prompt (\"Judgement: yes\").",
+    grades: 'HLE text and image questions, NeMo Gym\'s benchmarks/hle/config_vision: the image passed through the gateway to the policy, which also judges with HLE\'s prompt ("Judgement: yes").',
     checked:
       "NeMo Gym ships no HLE rollouts (cais/hle is gated): tests/environments/hle_vision.test.ts agrees with NeMo Gym 0.7.0's own verify, configured by config_vision.yaml, on 224 cases (verdicts and judge prompts) over the four example rows in hle-vision/, and tests/e2e/judge-e2e.test.ts runs them end to end.",
   },
@@ -55,8 +55,7 @@ const NOTES: Record<string, string> = {
     "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
   aviary_hotpotqa:
     "Recorded by NeMo Gym's aviary agent as transitions for task_idx rows, its search and lookup reading live Wikipedia; Gymflow's rows carry the HotpotQA question and answer and a snapshot of the Wikipedia answers the episodes saw, and tests/environments/aviary_hotpotqa.test.ts checks every recorded tool output is replayed exactly.",
-  equivalence_llm_judge:
-    "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
+  equivalence_llm_judge: "Recorded with NeMo Gym's OpenQA settings (a second, swapped judge call); the registered environment has the shipped settings (one call) and still agrees.",
   longmemeval: "NeMo Gym records only the judge's verdict text (judge_raw); it is replayed as the reply to the rubric prompt Gymflow renders.",
   image_tools:
     "PivotRL pivots with images in their input; tests/environments/image_tools.test.ts agrees with NeMo Gym 0.7.0's own verify on 1,416 more cases in four modes, and tests/environments/image_tools.ops.test.ts checks the image operations (sharp) against its PIL ones.",
@@ -66,10 +65,8 @@ const NOTES: Record<string, string> = {
     "Recorded by NeMo Gym's scripted relief policy as a `trajectory` of steps (only the last call in `response`); the whole episode is rebuilt from the trajectory and replayed through reset/step.",
   math_with_judge:
     "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
-  wmt_translation:
-    'The reward (chrF / 100) is reproduced exactly; spBLEU (FLORES-200 SentencePiece model), xCOMET and language ID need downloads and are reported unavailable.',
-  social_bias:
-    'Reference rollouts (policy answer + recorded judgments); the judge prompts are rendered by Gymflow, and tests/environments/social_bias.test.ts checks they hash like NeMo Gym\'s.',
+  wmt_translation: 'The reward (chrF / 100) is reproduced exactly; spBLEU (FLORES-200 SentencePiece model), xCOMET and language ID need downloads and are reported unavailable.',
+  social_bias: "Reference rollouts (policy answer + recorded judgments); the judge prompts are rendered by Gymflow, and tests/environments/social_bias.test.ts checks they hash like NeMo Gym's.",
 };
 
 export interface FileCheck {
@@ -95,7 +92,12 @@ export interface EnvRow {
 }
 
 const rel = (file: string) => path.relative(ROOT, file);
-const jsonlIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f)) : []);
+const jsonlIn = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => path.join(dir, f))
+    : [];
 const isRolloutFile = (file: string) => /^example_rollouts.*\.jsonl$/.test(path.basename(file)) && !file.endsWith('_materialized_inputs.jsonl');
 
 interface Source {
@@ -107,13 +109,19 @@ interface Source {
 
 function sources(): Source[] {
   const dirs = [
-    ...readdirSync(FIXTURES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => ({ env: d.name, dir: path.join(FIXTURES, d.name) })),
-    ...readdirSync(path.join(ROOT, 'src/environments'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => ({ env: d.name, dir: path.join(ROOT, 'src/environments', d.name, 'data') })),
+    ...readdirSync(FIXTURES, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => ({ env: d.name, dir: path.join(FIXTURES, d.name) })),
+    ...readdirSync(path.join(ROOT, 'src/environments'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => ({ env: d.name, dir: path.join(ROOT, 'src/environments', d.name, 'data') })),
   ];
   return dirs.flatMap(({ env, dir }) => {
     const own = path.join(ROOT, 'src/environments', env, 'data');
     const candidates = [...new Set([...jsonlIn(dir), ...jsonlIn(own)])].filter((f) => !/rollouts/.test(path.basename(f)));
-    return jsonlIn(dir).filter(isRolloutFile).map((file) => ({ env, file, candidates }));
+    return jsonlIn(dir)
+      .filter(isRolloutFile)
+      .map((file) => ({ env, file, candidates }));
   });
 }
 
@@ -297,7 +305,7 @@ export function renderDoc(rows: EnvRow[]): string {
     'The script runs the `gym eval reverify` library over every recorded NeMo Gym rollout file in the repository',
     '(`tests/fixtures/nemo-gym/<env>/example_rollouts*.jsonl` and `src/environments/<env>/data/example_rollouts*.jsonl`):',
     "each rollout is joined to its task row (by `_ng_task_index` or identical input, in whichever of the folder's task",
-    "files joins the most), its recorded episode is verified again by the registered environment — stateful ones",
+    'files joins the most), its recorded episode is verified again by the registered environment — stateful ones',
     'after replaying the recorded tool calls into a fresh session, judge environments with the judge replies recorded',
     'with the rollouts — and the recomputed reward is compared with the one NeMo Gym recorded (equal to 1e-9).',
     '`use`: `eval` marks a benchmark without a training split (NeMo Gym ships only benchmark and example data for',

@@ -22,7 +22,9 @@ const inProcess = new Map<string, Promise<WorkflowBundle>>();
 
 const digest = (file: string): string | undefined => {
   try {
-    return createHash('sha256').update(readFileSync(path.join(PACKAGE_ROOT, file))).digest('hex');
+    return createHash('sha256')
+      .update(readFileSync(path.join(PACKAGE_ROOT, file)))
+      .digest('hex');
   } catch {
     return undefined;
   }
@@ -42,7 +44,10 @@ export function workflowBundle(workflowsPath: string, interceptorModules: readon
 
 /** The cache entry's name: the SDK, the entry point and the interceptors; the files' content is checked inside. */
 export function bundleKey(workflowsPath: string, interceptorModules: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify([SDK_VERSION, path.relative(PACKAGE_ROOT, workflowsPath), interceptorModules])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([SDK_VERSION, path.relative(PACKAGE_ROOT, workflowsPath), interceptorModules]))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 async function load(key: string, workflowsPath: string, interceptorModules: readonly string[], logger?: Logger): Promise<WorkflowBundle> {

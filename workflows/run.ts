@@ -112,7 +112,16 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     const collated = await collateRun({ runDir: input.runDir, inputFile: input.inputFile, env: input.env, limit: input.limit, numRepeats: input.numRepeats });
     total = collated.rolloutCount;
     phase = 'running';
-    const spec = { runDir: input.runDir, epoch: workflowInfo().firstExecutionRunId, env: input.env, agent: collated.agent, model: input.model, judgeModel: input.judgeModel, maxSteps: input.maxSteps, historyPolicy: input.historyPolicy };
+    const spec = {
+      runDir: input.runDir,
+      epoch: workflowInfo().firstExecutionRunId,
+      env: input.env,
+      agent: collated.agent,
+      model: input.model,
+      judgeModel: input.judgeModel,
+      maxSteps: input.maxSteps,
+      historyPolicy: input.historyPolicy,
+    };
     await Promise.all(
       shardIds.map(async (id, s) => {
         const share = shardShare(concurrency, shards, s);

@@ -10,16 +10,7 @@ import type { Activities } from '../activities';
 import type { Settled } from '../activities/rollout-rounds';
 import { NON_RETRYABLE_TYPES } from '../src/errors';
 import { FINISHING } from './agent-loop';
-import {
-  DEFAULT_STEPS_PER_EXECUTION,
-  pauseSignal,
-  resumeSignal,
-  shardConcurrencySignal,
-  stopSignal,
-  shardProgressQuery,
-  type ShardCounts,
-  type ShardInput,
-} from './definitions';
+import { DEFAULT_STEPS_PER_EXECUTION, pauseSignal, resumeSignal, shardConcurrencySignal, stopSignal, shardProgressQuery, type ShardCounts, type ShardInput } from './definitions';
 
 /** Rollouts one batch activity plays, per lane it runs in parallel. */
 const BATCH_ROLLOUTS_PER_LANE = 4;

@@ -3,16 +3,12 @@
 import { parseArgs } from 'node:util';
 import { GymError, isGymError } from '../../src/errors';
 
-type FlagSpec =
-  | { kind: 'int'; default: number; help: string; min?: number }
-  | { kind: 'number'; default: number; help: string; min?: number }
-  | { kind: 'string'; default: string; help: string };
+type FlagSpec = { kind: 'int'; default: number; help: string; min?: number } | { kind: 'number'; default: number; help: string; min?: number } | { kind: 'string'; default: string; help: string };
 
 type Values<S extends Record<string, FlagSpec>> = { [K in keyof S]: S[K] extends { kind: 'string' } ? string : number };
 
 export function parseFlags<S extends Record<string, FlagSpec>>(usage: string, spec: S, argv = process.argv.slice(2)): Values<S> {
-  const help = () =>
-    [usage, ...Object.entries(spec).map(([name, f]) => `  --${name.padEnd(14)} ${f.help} (default ${f.default})`)].join('\n');
+  const help = () => [usage, ...Object.entries(spec).map(([name, f]) => `  --${name.padEnd(14)} ${f.help} (default ${f.default})`)].join('\n');
   let parsed;
   try {
     parsed = parseArgs({
@@ -52,7 +48,7 @@ export function runMain(main: () => Promise<void>): void {
   main().then(
     () => process.exit(0),
     (e: unknown) => {
-      process.stderr.write(`${isGymError(e) ? e.message : (e as Error).stack ?? String(e)}\n`);
+      process.stderr.write(`${isGymError(e) ? e.message : ((e as Error).stack ?? String(e))}\n`);
       process.exit(isGymError(e) ? e.exitStatus : 1);
     },
   );

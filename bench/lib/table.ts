@@ -19,18 +19,16 @@ export function renderTable(lines: BenchLine[]): string {
   const rows = lines.flatMap((line) =>
     line.cases.map((c) => {
       const m = c.median;
-      const params = Object.entries(c.params).map(([k, v]) => `${k}=${v}`).join(', ');
+      const params = Object.entries(c.params)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ');
       const rates = c.runs.map((r) => fmt(r.per_second)).join(' / ');
       const cpuPerUnit = m.cpu_ms_per_rollout ?? (m.bench_cpu_seconds !== undefined ? ((m.bench_cpu_seconds + (m.server_cpu_seconds ?? 0)) * 1000) / m.units! : undefined);
       const rss = m.peak_rss_mib ?? m.bench_rss_mib;
       return `| ${line.bench} | ${c.case} | ${params} | **${fmt(m.per_second)}** ${c.unit}/s | ${rates} | ${fmt(cpuPerUnit, 2)} | ${fmt(rss, 0)} | ${fmt(c.load.before)} → ${fmt(c.load.after)} |`;
     }),
   );
-  return [
-    '| bench | case | parameters | median | runs | CPU ms/unit | RSS MiB | load (1 min) |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows,
-  ].join('\n');
+  return ['| bench | case | parameters | median | runs | CPU ms/unit | RSS MiB | load (1 min) |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 runMain(async () => {

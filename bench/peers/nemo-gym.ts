@@ -37,7 +37,12 @@ async function workDir(venv: Venv, policyUrl: string): Promise<string> {
     uv_venv_dir: path.join(dir, 'venvs'),
     skip_venv_if_present: true,
   };
-  await writeFile(path.join(dir, 'env.yaml'), Object.entries(env).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n');
+  await writeFile(
+    path.join(dir, 'env.yaml'),
+    Object.entries(env)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n') + '\n',
+  );
   return dir;
 }
 
@@ -98,11 +103,28 @@ async function main(): Promise<void> {
       'nemo-gym mcqa',
       async (repeat) => {
         const out = path.join(dir, `out-${repeat}`, 'rollouts.jsonl');
-        const args = ['eval', 'run', '--no-serve', '--agent', 'mcqa_simple_agent', '--input', MCQA_ROWS, '--output', out, '--num-repeats', String(numRepeats), '--concurrency', String(flags.concurrency)];
+        const args = [
+          'eval',
+          'run',
+          '--no-serve',
+          '--agent',
+          'mcqa_simple_agent',
+          '--input',
+          MCQA_ROWS,
+          '--output',
+          out,
+          '--num-repeats',
+          String(numRepeats),
+          '--concurrency',
+          String(flags.concurrency),
+        ];
         const before = mock.requests();
         const run = await runWatched(venv.bin('gym'), args, { cwd: dir, env: nemoEnv(), alsoWatch: { cmdlineIncludes: venvPaths }, startMarker: COLLECTING });
         if (run.code !== 0 || run.markedAt === undefined) throw new GymError('RUN_FAILED', `gym eval run exited ${run.code}; its output ends:\n${run.stderrTail || run.stdout.slice(-3000)}`);
-        const rollouts = (await readFile(out, 'utf8')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { reward?: number });
+        const rollouts = (await readFile(out, 'utf8'))
+          .split('\n')
+          .filter((l) => l.trim())
+          .map((l) => JSON.parse(l) as { reward?: number });
         const rewards = rollouts.map((r) => r.reward ?? 0);
         return {
           units: rollouts.length,

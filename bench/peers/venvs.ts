@@ -26,5 +26,7 @@ export function requireVenv(name: 'inspect' | 'nemo-gym'): Venv {
 
 /** Number of non-empty lines in a JSONL file. */
 export function countRows(file: string): number {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim()).length;
 }

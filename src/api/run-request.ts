@@ -92,7 +92,11 @@ function inlineSecretProblem(overrides: readonly string[]): void {
     const keyPath = override.slice(0, eq).replace(/^\+{1,2}/, '');
     const value = override.slice(eq + 1).trim();
     if (!isSecretName(keyPath.split('.').at(-1) ?? '') || value === '' || value === 'null' || /^\$\{[^}]+\}$/.test(value)) return;
-    throw fieldError('BAD_INPUT', `overrides[${i}] sets ${keyPath} to a value: a request passes a key by reference (${keyPath}=\${env:VAR}, with VAR allowed by --allow-secret-env), never inline, since requests are kept in the request ledger`, 'overrides');
+    throw fieldError(
+      'BAD_INPUT',
+      `overrides[${i}] sets ${keyPath} to a value: a request passes a key by reference (${keyPath}=\${env:VAR}, with VAR allowed by --allow-secret-env), never inline, since requests are kept in the request ledger`,
+      'overrides',
+    );
   });
 }
 
@@ -121,7 +125,20 @@ export async function runFromRequest(req: RunRequest, requestId: string | undefi
     const lent = Object.fromEntries([...policy.allowedSecretEnv].map((name) => [name, process.env[name]]));
     // Its refusal (every problem at once) reads as `gym eval run --config` says it.
     // Nor the host's env.yaml (NeMo Gym's place for the operator's own keys and endpoints).
-    const run = await resolveConfigRun({ files, overrides: overrides ?? [], envYaml: os.devNull, input: req.input, split, agent, agentType, allowUnsupportedPairing: !!allow, limit: req.limit, numRepeats: req.num_repeats, cwd: process.cwd(), env: lent });
+    const run = await resolveConfigRun({
+      files,
+      overrides: overrides ?? [],
+      envYaml: os.devNull,
+      input: req.input,
+      split,
+      agent,
+      agentType,
+      allowUnsupportedPairing: !!allow,
+      limit: req.limit,
+      numRepeats: req.num_repeats,
+      cwd: process.cwd(),
+      env: lent,
+    });
     for (const w of run.warnings) warn(w);
     planned = { config: inTerms(() => routedRunConfig(run, flags, warn).config), materialized: run.lines, datasetHash: run.datasetHash };
   }

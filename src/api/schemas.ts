@@ -29,7 +29,7 @@ export const RunRequest = z.strictObject({
     .optional()
     .describe("a NeMo Gym configuration, as gym eval run --config (files on the API's host, merged in order): each row to its agent and environment"),
   overrides: z.array(z.string().min(1)).optional().describe("the configuration's overrides, as gym eval run takes them: key.path=value, +key=value, ++key=value"),
-  split: z.string().min(1).optional().describe("with config_paths: run the declared datasets of this type (train, validation or benchmark), as --split"),
+  split: z.string().min(1).optional().describe('with config_paths: run the declared datasets of this type (train, validation or benchmark), as --split'),
   agent_name: z.string().min(1).optional().describe('with config_paths: every row to this agent instance, as --agent-name (+agent_name)'),
   agent_type: z.string().min(1).optional().describe("with config_paths: the agent type composed onto the configuration's agents, as --agent-type NAME[/FLAVOR]"),
   allow_unsupported_pairing: z.boolean().optional().describe('with config_paths: run agents on resources servers whose allowed_agents do not list them'),

@@ -41,7 +41,9 @@ export async function fetchRunHistories(client: Client, runWorkflowId: string): 
   const listed: { workflowId: string; runId: string; start: number }[] = [];
   const query = `WorkflowId = "${runWorkflowId}" OR WorkflowId STARTS_WITH "${runWorkflowId}/"`;
   for await (const wf of client.workflow.list({ query })) listed.push({ workflowId: wf.workflowId, runId: wf.runId, start: wf.startTime.getTime() });
-  listed.sort((a, b) => (a.workflowId === b.workflowId ? a.start - b.start : a.workflowId === runWorkflowId ? -1 : b.workflowId === runWorkflowId ? 1 : a.workflowId.localeCompare(b.workflowId, 'en', { numeric: true })));
+  listed.sort((a, b) =>
+    a.workflowId === b.workflowId ? a.start - b.start : a.workflowId === runWorkflowId ? -1 : b.workflowId === runWorkflowId ? 1 : a.workflowId.localeCompare(b.workflowId, 'en', { numeric: true }),
+  );
   const out: RunHistory[] = [];
   for (const wf of listed) {
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();

@@ -42,7 +42,10 @@ export async function replayRunHistories(histories: readonly (RunHistory & { fil
   const byKey = new Map(parsed.map((h) => [`${h.workflowId}|${h.runId}`, h]));
   const outcomes: ReplayOutcome[] = [];
   let i = 0;
-  for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle(WORKFLOWS_PATH, []) }, parsed.map(({ workflowId, history }) => ({ workflowId, history })))) {
+  for await (const r of Worker.runReplayHistories(
+    { workflowBundle: await workflowBundle(WORKFLOWS_PATH, []) },
+    parsed.map(({ workflowId, history }) => ({ workflowId, history })),
+  )) {
     // Results come in input order; the run id is the history's own when the SDK reports it.
     const source = byKey.get(`${r.workflowId}|${r.runId}`) ?? parsed[i]!;
     i++;

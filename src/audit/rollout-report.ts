@@ -5,7 +5,7 @@ import type { RolloutEvidence } from './rollout-evidence';
 import { formatTrail, type RolloutTrail } from './rollout-trail';
 
 const clip = (text: string, n = 100) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
-const oneLine = (v: unknown) => clip(typeof v === 'string' ? v.replace(/\s+/g, ' ') : JSON.stringify(v) ?? '');
+const oneLine = (v: unknown) => clip(typeof v === 'string' ? v.replace(/\s+/g, ' ') : (JSON.stringify(v) ?? ''));
 
 /** One output item of an episode as a line: who said or called what. */
 function describeItem(item: Record<string, unknown>): string {
@@ -22,7 +22,10 @@ export function formatRolloutReport(id: string, trail: RolloutTrail | undefined,
   if (ev.record) {
     const d = ev.record._gf_diagnostics;
     lines.push(`reward ${ev.record.reward}${ev.record.reward_components ? ` ${JSON.stringify(ev.record.reward_components)}` : ''} (rollouts.jsonl)`);
-    if (d) lines.push(`turns ${d.turns}, tool calls ${d.tool_calls} (${d.failed_tool_calls} failed), attempts ${d.attempts}, tokens ${d.input_tokens} in / ${d.output_tokens} out, ${Math.round(d.latency_ms.total)} ms`);
+    if (d)
+      lines.push(
+        `turns ${d.turns}, tool calls ${d.tool_calls} (${d.failed_tool_calls} failed), attempts ${d.attempts}, tokens ${d.input_tokens} in / ${d.output_tokens} out, ${Math.round(d.latency_ms.total)} ms`,
+      );
   } else if (ev.failure) {
     lines.push(`sidecar (failures.jsonl): ${ev.failure._ng_failure_class} at ${ev.failure.stage}, attempt ${ev.failure.attempt}, ${ev.failure.failed_at}: ${ev.failure.message}`);
   } else lines.push('not in rollouts.jsonl or failures.jsonl (not finished)');
@@ -30,8 +33,14 @@ export function formatRolloutReport(id: string, trail: RolloutTrail | undefined,
   lines.push('', 'history:');
   if (trail) {
     lines.push(`  ${formatTrail(trail)}`);
-    for (const s of trail.steps) lines.push(`  step ${s.step}: ${s.outcome}${s.reward !== undefined ? ` (reward ${s.reward})` : ''} — ${trail.shard} execution #${s.execution} (run ${s.runId}) event ${s.eventId}${s.attempt > 1 ? `, round attempt ${s.attempt}` : ''}`);
-    for (const b of trail.batches) lines.push(`  batch at event ${b.eventId} of ${trail.shard} execution #${b.execution} (run ${b.runId}): ${b.outcome} after ${b.attempts} attempt${b.attempts === 1 ? '' : 's'}${b.failure ? `: ${b.failure}` : ''}`);
+    for (const s of trail.steps)
+      lines.push(
+        `  step ${s.step}: ${s.outcome}${s.reward !== undefined ? ` (reward ${s.reward})` : ''} — ${trail.shard} execution #${s.execution} (run ${s.runId}) event ${s.eventId}${s.attempt > 1 ? `, round attempt ${s.attempt}` : ''}`,
+      );
+    for (const b of trail.batches)
+      lines.push(
+        `  batch at event ${b.eventId} of ${trail.shard} execution #${b.execution} (run ${b.runId}): ${b.outcome} after ${b.attempts} attempt${b.attempts === 1 ? '' : 's'}${b.failure ? `: ${b.failure}` : ''}`,
+      );
   } else lines.push(`  ${historyNote}`);
 
   if (ev.record) {

@@ -82,7 +82,15 @@ export function runTrail(executions: readonly Execution[]): RunTrail {
         if (round.failure) failures.push({ workflowId: shard, runId: exec.runId, eventId: round.eventId, message: round.failure });
         for (const [ordinal, step, code, reward] of round.settled) {
           const t = trailOf(ordinal, shard);
-          t.steps.push({ step: step === VERIFY_STEP ? 'verify' : step, outcome: STEP_OUTCOMES[code] ?? 'next turn', execution: index, runId: exec.runId, eventId: round.eventId, attempt: round.attempt, reward });
+          t.steps.push({
+            step: step === VERIFY_STEP ? 'verify' : step,
+            outcome: STEP_OUTCOMES[code] ?? 'next turn',
+            execution: index,
+            runId: exec.runId,
+            eventId: round.eventId,
+            attempt: round.attempt,
+            reward,
+          });
           if (round.attempt > 1) t.retries++;
           if (code === 2) Object.assign(t, { outcome: 'recorded', reward });
           if (code === 3) t.outcome = 'sidecar';

@@ -53,7 +53,11 @@ export function configToFlags(doc: Record<string, unknown>, known: ReadonlySet<s
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'env_options') {
       if (!value || typeof value !== 'object' || Array.isArray(value)) throw new GymError('BAD_INPUT', `${file}: "env_options" must be a mapping`);
-      put('env-option', key, Object.entries(value).map(([k, v]) => `${k}=${JSON.stringify(v)}`));
+      put(
+        'env-option',
+        key,
+        Object.entries(value).map(([k, v]) => `${k}=${JSON.stringify(v)}`),
+      );
       continue;
     }
     const group = GROUPS[key];

@@ -46,9 +46,9 @@ const COMMANDS: Record<string, Handler> = {
   'api serve': lazy(() => import('./commands/api-serve'), 'apiServe'),
   'sandbox list': lazy(() => import('./commands/sandbox'), 'sandboxList'),
   'sandbox gc': lazy(() => import('./commands/sandbox'), 'sandboxGc'),
-  'server': lazy(() => import('./commands/infra'), 'server'),
-  'worker': lazy(() => import('./commands/infra'), 'worker'),
-  'setup': lazy(() => import('./commands/infra'), 'setup'),
+  server: lazy(() => import('./commands/infra'), 'server'),
+  worker: lazy(() => import('./commands/infra'), 'worker'),
+  setup: lazy(() => import('./commands/infra'), 'setup'),
 };
 
 const USAGE = `gym — durable LLM/agent environments for evaluation and RL rollouts
@@ -92,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
   const say = (line: string) => process.stdout.write(line + '\n');
   const logger = createLogger('gym');
   const two = argv.slice(0, 2).join(' ');
-  const key = COMMANDS[two] ? two : argv[0] ?? '';
+  const key = COMMANDS[two] ? two : (argv[0] ?? '');
   const handler = COMMANDS[key];
   if (!handler) {
     if (!argv.length || argv[0] === '--help' || argv[0] === '-h') {

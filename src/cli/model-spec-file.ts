@@ -18,7 +18,9 @@ function withRunDefaults(spec: Record<string, unknown>, base: string, run: { env
     out.tasks_file ??= path.join(run.runDir, 'tasks.jsonl');
   }
   if (out.backend === 'routed' && out.targets && typeof out.targets === 'object') {
-    out.targets = Object.fromEntries(Object.entries(out.targets as Record<string, unknown>).map(([name, t]) => [name, t && typeof t === 'object' ? withRunDefaults(t as Record<string, unknown>, base, run) : t]));
+    out.targets = Object.fromEntries(
+      Object.entries(out.targets as Record<string, unknown>).map(([name, t]) => [name, t && typeof t === 'object' ? withRunDefaults(t as Record<string, unknown>, base, run) : t]),
+    );
   }
   return out;
 }

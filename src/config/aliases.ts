@@ -13,9 +13,7 @@ export const LEGACY_ENVIRONMENTS: Readonly<Record<string, string>> = {
 };
 
 /** Each environment's agent instance is `<environment>_agent`, renamed with it. */
-export const LEGACY_AGENTS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(LEGACY_ENVIRONMENTS).map(([legacy, canonical]) => [`${legacy}_agent`, `${canonical}_agent`]),
-);
+export const LEGACY_AGENTS: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(LEGACY_ENVIRONMENTS).map(([legacy, canonical]) => [`${legacy}_agent`, `${canonical}_agent`]));
 
 /** v0.6.0's renamed agent configs: `<agent>/<old flavor>` → the new flavor. */
 export const RENAMED_AGENT_FLAVORS: Readonly<Record<string, string>> = {

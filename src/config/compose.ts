@@ -91,4 +91,3 @@ export function composeUnboundAgent(tree: ConfigMap, sources: Sources): Composit
   }
   return { agentType: source.type, from, targets: targets.map((t) => t.name) };
 }
-

@@ -101,7 +101,6 @@ function pathList(value: unknown, where: string): string[] {
   return value;
 }
 
-
 function candidatesOf(p: string, opts: SearchOptions, includer: string | undefined): string[] {
   return path.isAbsolute(p) ? [p] : searchRoots(opts, includer).flatMap((root) => underRoot(path.resolve(opts.cwd, root), p));
 }

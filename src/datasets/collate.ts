@@ -163,7 +163,7 @@ async function eachLine(file: string, onLine: (text: string | undefined, line: n
   };
   try {
     let carry = Buffer.alloc(0);
-    for (let pos = 0; ; ) {
+    for (let pos = 0; ;) {
       const chunk = Buffer.allocUnsafe(CHUNK);
       const { bytesRead } = await fh.read(chunk, 0, CHUNK, pos);
       if (bytesRead === 0) break;

@@ -12,8 +12,7 @@ export interface TaskGenerator {
 
 export const GENERATORS: Readonly<Record<string, TaskGenerator>> = {
   ruler2: {
-    settings:
-      'tasks (list; default ["mk_niah_basic","mv_niah_basic"], the synthetic sub-tasks), maxSeqLength (tokens, o200k_base; required), numSamples (per task; required), seed (default 42)',
+    settings: 'tasks (list; default ["mk_niah_basic","mv_niah_basic"], the synthetic sub-tasks), maxSeqLength (tokens, o200k_base; required), numSamples (per task; required), seed (default 42)',
     schema: GenerateOptions,
     generate: generateRuler2 as (settings: never) => object[],
   },

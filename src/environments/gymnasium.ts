@@ -82,12 +82,7 @@ export function startEpisode<Task extends TaskRow, State>(
   };
 }
 
-export function advance<Task extends TaskRow, State>(
-  gym: GymnasiumEnvironment<Task, State>,
-  task: Task,
-  episode: Episode<State>,
-  turn: readonly ConversationItem[],
-): Advance<State> {
+export function advance<Task extends TaskRow, State>(gym: GymnasiumEnvironment<Task, State>, task: Task, episode: Episode<State>, turn: readonly ConversationItem[]): Advance<State> {
   const step = gym.step(task, episode.state, turn);
   const steps = episode.steps + 1;
   const next: Episode<State> = {
@@ -117,8 +112,7 @@ function isEnvironmentItem(item: ConversationItem): boolean {
 }
 
 function sameEnvironmentItems(a: readonly ConversationItem[], b: readonly ConversationItem[]): boolean {
-  const key = (i: ConversationItem) =>
-    i.type === 'function_call_output' ? ['out', i.call_id, i.output] : ['msg', (i as MessageItem).content];
+  const key = (i: ConversationItem) => (i.type === 'function_call_output' ? ['out', i.call_id, i.output] : ['msg', (i as MessageItem).content]);
   return a.length === b.length && a.every((item, n) => JSON.stringify(key(item)) === JSON.stringify(key(b[n]!)));
 }
 
@@ -130,11 +124,7 @@ export interface Replay<State> {
 }
 
 /** Plays a finished rollout's `response.output` again: model turns are the runs between environment items. */
-export function replayEpisode<Task extends TaskRow, State>(
-  gym: GymnasiumEnvironment<Task, State>,
-  task: Task,
-  output: readonly ConversationItem[],
-): Replay<State> {
+export function replayEpisode<Task extends TaskRow, State>(gym: GymnasiumEnvironment<Task, State>, task: Task, output: readonly ConversationItem[]): Replay<State> {
   const start = startEpisode(gym, task);
   let episode = start.episode;
   let done = false;
@@ -209,13 +199,7 @@ export function asEnvironment<Task extends TaskRow, State>(gym: GymnasiumEnviron
       // When the loop hands over the episode it played, the replay must agree with it (same deal, same steps).
       const played = state && (state.terminated || state.truncated) ? state : undefined;
       const diverged = replayDiffers || (played !== undefined && !sameOutcome(played, episode));
-      const failure = diverged
-        ? 'replay_diverged'
-        : !done
-          ? 'episode_unfinished'
-          : episode.truncated
-            ? 'truncated'
-            : gym.failureReason(episode);
+      const failure = diverged ? 'replay_diverged' : !done ? 'episode_unfinished' : episode.truncated ? 'truncated' : gym.failureReason(episode);
       return {
         reward: episode.reward,
         terminated: episode.terminated,

@@ -62,5 +62,10 @@ export function envKey(ref: EnvRefInput): string {
 export function envLabel(ref: EnvRefInput): string {
   if (ref.name === 'remote') return `remote:${ref.remote?.url ?? '?'}`;
   const keys = Object.keys(ref.options ?? {});
-  return keys.length ? `${ref.name}(${keys.sort().map((k) => `${k}=${canonicalJson(ref.options![k])}`).join(',')})` : ref.name;
+  return keys.length
+    ? `${ref.name}(${keys
+        .sort()
+        .map((k) => `${k}=${canonicalJson(ref.options![k])}`)
+        .join(',')})`
+    : ref.name;
 }

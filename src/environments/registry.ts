@@ -30,10 +30,7 @@ import { reasoningGym } from './reasoning_gym';
 import { ruler2 } from './ruler2';
 import { socialBias } from './social_bias';
 import { spartqa } from './spartqa';
-import {
-  parallelToolCallsSingleStepToolUseWithArgumentComparison,
-  singleStepToolUseWithArgumentComparison,
-} from './single_step_tool_use_with_argument_comparison';
+import { parallelToolCallsSingleStepToolUseWithArgumentComparison, singleStepToolUseWithArgumentComparison } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
 import { sweRepair } from './swe_repair';
 import { structuredOutputs } from './structured_outputs';

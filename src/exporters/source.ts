@@ -8,7 +8,6 @@ import { RunStore } from '../store/run-store';
 import { isSecretName } from '../util/secrets';
 import type { ExportFile } from './types';
 
-
 /** Leaves of nested maps as [path, value]; lists are leaves too unless `intoLists`, then their items are. */
 function flatten(value: unknown, prefix: string, sep: string, out: Array<[string, unknown]>, intoLists = false): void {
   if (value !== null && typeof value === 'object' && (intoLists || !Array.isArray(value))) {

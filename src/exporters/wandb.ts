@@ -57,7 +57,10 @@ export function wandbExporter(config: WandbConfig): Exporter {
         const { code, stderr } = await runPython(python, [SCRIPT, spec], env, input.signal);
         if (code !== 0) {
           const why = stderr.trim().split('\n').slice(-3).join(' | ') || `exit status ${code}`;
-          throw new GymError(code === 3 ? 'SETUP_FAILED' : 'UNREACHABLE', `W&B export with ${python} failed: ${why}${code === 3 ? ' — run `bash scripts/setup-exporters.sh` or set exporters.wandb.python' : ''}`);
+          throw new GymError(
+            code === 3 ? 'SETUP_FAILED' : 'UNREACHABLE',
+            `W&B export with ${python} failed: ${why}${code === 3 ? ' — run `bash scripts/setup-exporters.sh` or set exporters.wandb.python' : ''}`,
+          );
         }
         const out = JSON.parse(await readFile(result, 'utf8')) as { run_id: string; run_dir: string; url: string | null };
         return { target: config.mode === 'online' && out.url ? out.url : out.run_dir, run_id: out.run_id, uploaded: input.files.map((f) => f.name) };

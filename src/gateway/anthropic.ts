@@ -16,12 +16,8 @@ export const MessagesRequest = z.looseObject({
     .array(z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(Block)]) }))
     .min(1),
   system: z.union([z.string(), z.array(TextBlock)]).optional(),
-  tools: z
-    .array(z.looseObject({ name: z.string().min(1), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()).optional() }))
-    .optional(),
-  tool_choice: z
-    .looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() })
-    .optional(),
+  tools: z.array(z.looseObject({ name: z.string().min(1), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()).optional() })).optional(),
+  tool_choice: z.looseObject({ type: z.enum(['auto', 'any', 'tool', 'none']), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() }).optional(),
   temperature: z.number().optional(),
   top_p: z.number().optional(),
   top_k: z.number().optional(),
@@ -31,9 +27,7 @@ export const MessagesRequest = z.looseObject({
 export type MessagesRequest = z.infer<typeof MessagesRequest>;
 
 export type AnthropicBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'thinking'; thinking: string; signature: string };
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } | { type: 'thinking'; thinking: string; signature: string };
 
 export interface AnthropicMessage {
   id: string;
@@ -175,6 +169,18 @@ export function responseToMessage(response: ResponseObject, model: string): Anth
 /** Anthropic's error body; its `type` names the kind of failure the way Anthropic's API does. */
 export function anthropicError(status: number, message: string): { type: 'error'; error: { type: string; message: string } } {
   const type =
-    status === 400 || status === 413 || status === 415 ? 'invalid_request_error' : status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 404 ? 'not_found_error' : status === 429 ? 'rate_limit_error' : status === 504 ? 'timeout_error' : 'api_error';
+    status === 400 || status === 413 || status === 415
+      ? 'invalid_request_error'
+      : status === 401
+        ? 'authentication_error'
+        : status === 403
+          ? 'permission_error'
+          : status === 404
+            ? 'not_found_error'
+            : status === 429
+              ? 'rate_limit_error'
+              : status === 504
+                ? 'timeout_error'
+                : 'api_error';
   return { type: 'error', error: { type, message } };
 }

@@ -3,25 +3,8 @@
 // `newId` so tests (and the mock) can make them deterministic.
 import { randomBytes } from 'node:crypto';
 import { GymError } from '../errors';
-import {
-  inputItems,
-  isMessage,
-  type ConversationItem,
-  type CustomTool,
-  type FunctionTool,
-  type ResponseCreateParams,
-  type ResponseObject,
-} from '../schemas/responses';
-import type {
-  AssistantChatMessage,
-  ChatCompletion,
-  ChatCompletionRequest,
-  ChatContent,
-  ChatMessage,
-  ChatParams,
-  ChatTool,
-  ChatToolCall,
-} from './wire';
+import { inputItems, isMessage, type ConversationItem, type CustomTool, type FunctionTool, type ResponseCreateParams, type ResponseObject } from '../schemas/responses';
+import type { AssistantChatMessage, ChatCompletion, ChatCompletionRequest, ChatContent, ChatMessage, ChatParams, ChatTool, ChatToolCall } from './wire';
 
 /**
  * Sampling settings outside the Responses API that a `sampling_overrides` may pin (vLLM and most
@@ -281,10 +264,7 @@ const INCOMPLETE_REASONS: Record<string, string> = { length: 'max_output_tokens'
 const ECHOED_PARAMS = ['instructions', 'tools', 'tool_choice', 'temperature', 'top_p', 'max_output_tokens', 'parallel_tool_calls', 'metadata'] as const;
 
 /** A chat completion → a Responses object (first choice; token ids on the last output item). */
-export function chatCompletionToResponse(
-  completion: ChatCompletion,
-  options: { params?: ResponseCreateParams; newId?: NewId } = {},
-): ResponseObject {
+export function chatCompletionToResponse(completion: ChatCompletion, options: { params?: ResponseCreateParams; newId?: NewId } = {}): ResponseObject {
   const newId = options.newId ?? randomId;
   const choice = completion.choices[0];
   if (!choice) throw new GymError('UNREACHABLE', `chat completion ${completion.id} has no choices`);
@@ -331,8 +311,7 @@ export function responseToChatCompletion(response: ResponseObject, options: { ne
     else if (isMessage(item) && item.role === 'assistant') text += contentText(item.content);
   }
   const incompleteReason = response.incomplete_details?.reason;
-  const finishReason =
-    (incompleteReason && FINISH_REASONS[incompleteReason]) || (toolCalls.length > 0 ? 'tool_calls' : 'stop');
+  const finishReason = (incompleteReason && FINISH_REASONS[incompleteReason]) || (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   const message: AssistantChatMessage = {
     role: 'assistant',
     content: text || (toolCalls.length > 0 ? null : ''),

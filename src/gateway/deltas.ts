@@ -3,10 +3,7 @@
 // assembles the whole answer for token capture and the call log.
 
 /** One piece of a streamed answer. `index` numbers a tool call among the answer's calls. */
-export type AnswerDelta =
-  | { kind: 'text'; text: string }
-  | { kind: 'reasoning'; text: string }
-  | { kind: 'tool_call'; index: number; id?: string; name?: string; arguments: string };
+export type AnswerDelta = { kind: 'text'; text: string } | { kind: 'reasoning'; text: string } | { kind: 'tool_call'; index: number; id?: string; name?: string; arguments: string };
 
 /** The deltas in one Chat Completions chunk (content, reasoning, tool-call pieces). */
 export function chatChunkDeltas(chunk: Record<string, any>): AnswerDelta[] {

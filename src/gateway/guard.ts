@@ -43,10 +43,15 @@ export function admitHttp(headers: IncomingHttpHeaders, token: string): void {
   }
   const sent = presented(headers);
   if (sent.length === 0) {
-    throw new GatewayError(401, 'invalid_request_error', 'missing_gateway_token', "this gateway needs its token: send 'Authorization: Bearer <token>' (an OpenAI client's API key) or 'x-api-key: <token>'");
+    throw new GatewayError(
+      401,
+      'invalid_request_error',
+      'missing_gateway_token',
+      "this gateway needs its token: send 'Authorization: Bearer <token>' (an OpenAI client's API key) or 'x-api-key: <token>'",
+    );
   }
   const expected = digest(token);
   if (!sent.some((candidate) => timingSafeEqual(digest(candidate), expected))) {
-    throw new GatewayError(401, 'invalid_request_error', 'invalid_gateway_token', 'the token sent is not this gateway\'s token; use the token of the gateway at this address');
+    throw new GatewayError(401, 'invalid_request_error', 'invalid_gateway_token', "the token sent is not this gateway's token; use the token of the gateway at this address");
   }
 }

@@ -41,8 +41,7 @@ type Issue = z.core.$ZodIssue;
 function mostSpecific(issue: Issue, base: readonly PropertyKey[] = []): { path: PropertyKey[]; message: string } {
   const path = [...base, ...issue.path];
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return { path, message: issue.message };
-  const mismatched = (branch: Issue[]) =>
-    branch.some((i) => (i.code === 'invalid_type' && i.path.length === 0) || (i.code === 'invalid_value' && i.path.length === 1 && i.path[0] === 'type'));
+  const mismatched = (branch: Issue[]) => branch.some((i) => (i.code === 'invalid_type' && i.path.length === 0) || (i.code === 'invalid_value' && i.path.length === 1 && i.path[0] === 'type'));
   const candidates = issue.errors.filter((branch) => branch.length > 0 && !mismatched(branch));
   if (candidates.length === 0) {
     const expected = issue.errors.flatMap((branch) => branch.flatMap((i) => (i.code === 'invalid_type' ? [i.expected] : [])));

@@ -20,7 +20,12 @@ export function endpointsOf(role: string, spec: ModelSpec | TargetModelSpec | un
   const urls = [spec.base_url ?? []].flat();
   if (spec.endpoint_file) {
     try {
-      urls.push(...readFileSync(spec.endpoint_file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean));
+      urls.push(
+        ...readFileSync(spec.endpoint_file, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      );
     } catch (e) {
       return [{ role: `${role} (endpoint_file ${spec.endpoint_file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, url: '' }];
     }

@@ -157,11 +157,25 @@ const MODEL_ROUTES = new Set(['/v1/responses', '/v1/chat/completions', '/v1/mess
  */
 function admitUnderCaps(scope: RolloutScope): number | undefined {
   if (scope.max_model_calls !== undefined && scope.modelCalls >= scope.max_model_calls) {
-    throw new GatewayError(400, 'invalid_request_error', 'rollout_cap_exceeded', `rollout attempt "${scope.id}" has made its ${scope.max_model_calls} model calls (max_model_calls); the rollout is stopped as a runaway loop`, null, 'CAP_EXCEEDED');
+    throw new GatewayError(
+      400,
+      'invalid_request_error',
+      'rollout_cap_exceeded',
+      `rollout attempt "${scope.id}" has made its ${scope.max_model_calls} model calls (max_model_calls); the rollout is stopped as a runaway loop`,
+      null,
+      'CAP_EXCEEDED',
+    );
   }
   const remaining = scope.max_generated_tokens === undefined ? undefined : scope.max_generated_tokens - scope.generatedTokens;
   if (remaining !== undefined && remaining <= 0) {
-    throw new GatewayError(400, 'invalid_request_error', 'rollout_cap_exceeded', `rollout attempt "${scope.id}" has generated its ${scope.max_generated_tokens} tokens (max_generated_tokens); the rollout is stopped as a runaway loop`, null, 'CAP_EXCEEDED');
+    throw new GatewayError(
+      400,
+      'invalid_request_error',
+      'rollout_cap_exceeded',
+      `rollout attempt "${scope.id}" has generated its ${scope.max_generated_tokens} tokens (max_generated_tokens); the rollout is stopped as a runaway loop`,
+      null,
+      'CAP_EXCEEDED',
+    );
   }
   scope.modelCalls++;
   return remaining;
@@ -206,7 +220,13 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   function registerRollout(input: RolloutRegistrationInput): { id: string; baseUrl: string } {
     const registration = parseRegistration(input);
     if (registration.model !== undefined && !models.has(registration.model)) {
-      throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `model: "${registration.model}" is not registered with this gateway; registered: ${[...models.keys()].join(', ') || 'none'}`, 'model');
+      throw new GatewayError(
+        404,
+        'invalid_request_error',
+        'model_not_found',
+        `model: "${registration.model}" is not registered with this gateway; registered: ${[...models.keys()].join(', ') || 'none'}`,
+        'model',
+      );
     }
     const scope = rollouts.add(registration);
     return { id: scope.id, baseUrl: `${origin}/r/${scope.id}/v1` };
@@ -308,14 +328,29 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         const chosen = models.has(name) ? name : scope?.model;
         const registered = chosen === undefined ? undefined : models.get(chosen);
         if (!registered) {
-          throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `model "${name}" is not registered with this gateway; registered: ${[...models.keys()].join(', ') || 'none'}`, 'model');
+          throw new GatewayError(
+            404,
+            'invalid_request_error',
+            'model_not_found',
+            `model "${name}" is not registered with this gateway; registered: ${[...models.keys()].join(', ') || 'none'}`,
+            'model',
+          );
         }
         model = chosen;
         backendKind = registered.backend.kind;
         const { spec } = registered;
         // A routed model's targets carry their own overrides; the router applies the serving one's.
         overrides = spec.backend === 'mock' || spec.backend === 'routed' ? undefined : spec.sampling_overrides;
-        modelCtx = { model: chosen!, rolloutId, session: scope?.id ?? rolloutId, log, signal, runDir: scope?.run_dir ?? exchange.runDir, task: exchange.task ?? scope?.task, served: (r) => void (routing = r) };
+        modelCtx = {
+          model: chosen!,
+          rolloutId,
+          session: scope?.id ?? rolloutId,
+          log,
+          signal,
+          runDir: scope?.run_dir ?? exchange.runDir,
+          task: exchange.task ?? scope?.task,
+          served: (r) => void (routing = r),
+        };
         return {
           backend: registered.backend,
           ctx: modelCtx,
@@ -382,14 +417,20 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       if (exchange.scopeId !== undefined) {
         scope = rollouts.get(exchange.scopeId);
         if (!scope) {
-          throw new GatewayError(404, 'invalid_request_error', 'unknown_rollout', `no rollout attempt "${exchange.scopeId}" is registered with this gateway; register it before pointing a client at its URL (docs/gateway.md)`);
+          throw new GatewayError(
+            404,
+            'invalid_request_error',
+            'unknown_rollout',
+            `no rollout attempt "${exchange.scopeId}" is registered with this gateway; register it before pointing a client at its URL (docs/gateway.md)`,
+          );
         }
         rolloutId = scope.rollout_id;
         log = log.child({ rollout_id: rolloutId, attempt: scope.attempt });
       }
       const methods = routes[path];
       const handler = methods?.[method] ?? rolloutRoute(path, method);
-      if (!handler && !methods) throw new GatewayError(404, 'invalid_request_error', 'unknown_route', `no route ${path}; the gateway serves /v1/responses, /v1/chat/completions, /v1/messages and /v1/models`);
+      if (!handler && !methods)
+        throw new GatewayError(404, 'invalid_request_error', 'unknown_route', `no route ${path}; the gateway serves /v1/responses, /v1/chat/completions, /v1/messages and /v1/models`);
       if (!handler) throw new GatewayError(405, 'invalid_request_error', 'method_not_allowed', `${path} accepts ${Object.keys(methods!).join(', ')}, not ${method}`);
       const answer = await handler(call);
       if ('body' in answer) body = answer.body;

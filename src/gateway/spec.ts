@@ -150,7 +150,10 @@ export const SwitchyardModelSpec = z.object({
   /** What Gymflow calls the proxy with: `chat` serves Responses callers through the Responses↔Chat conversion. */
   api: z.enum(['responses', 'chat']).optional(),
   /** The headers the rollout attempt id is sent in: Switchyard reads `x-switchyard-session-id` as its session id. */
-  session_id_headers: z.array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name')).min(1).default(['x-switchyard-session-id']),
+  session_id_headers: z
+    .array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'))
+    .min(1)
+    .default(['x-switchyard-session-id']),
   forward_session_id: z.boolean().default(true),
   /** Where the hosted proxy's own log (its per-request routing lines) is appended; default: the gateway's log at debug level. */
   proxy_log_file: z.string().min(1).optional(),
@@ -187,29 +190,27 @@ export const RoutedModelSpec = z.object({
   targets: z.record(TargetName, TargetModelSpec).refine((t) => Object.keys(t).length > 0, 'name at least one target'),
 });
 
-export const ModelSpec = z
-  .discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec, VLLMModelSpec, AnthropicModelSpec, SwitchyardModelSpec, RoutedModelSpec])
-  .superRefine((spec, ctx) => {
-    if (spec.backend === 'switchyard' && spec.deployment === undefined && spec.base_url === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['deployment'], message: 'give deployment (the TOML the gateway hosts Switchyard from) or base_url (a running proxy)' });
-    }
-    if (spec.backend === 'switchyard' && spec.deployment !== undefined && spec.base_url !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'give deployment (hosted) or base_url (attached), not both' });
-    }
-    if (spec.backend === 'switchyard' && spec.endpoint_file !== undefined) ctx.addIssue({ code: 'custom', path: ['endpoint_file'], message: 'a Switchyard proxy is one base_url' });
-    if (spec.backend !== 'routed') return;
-    const names = Object.keys(spec.targets);
-    const named = (target: string, where: (string | number)[]) => {
-      if (!names.includes(target)) ctx.addIssue({ code: 'custom', path: where, message: `"${target}" is not one of the targets (${names.join(', ')})` });
-    };
-    const { strategy } = spec;
-    if (strategy.type === 'fixed') named(strategy.target, ['strategy', 'target']);
-    if (strategy.type === 'random') for (const t of Object.keys(strategy.weights ?? {})) named(t, ['strategy', 'weights', t]);
-    if (strategy.type === 'rules') {
-      named(strategy.default, ['strategy', 'default']);
-      strategy.rules.forEach((r, i) => named(r.target, ['strategy', 'rules', i, 'target']));
-    }
-  });
+export const ModelSpec = z.discriminatedUnion('backend', [MockModelSpec, OpenAIModelSpec, VLLMModelSpec, AnthropicModelSpec, SwitchyardModelSpec, RoutedModelSpec]).superRefine((spec, ctx) => {
+  if (spec.backend === 'switchyard' && spec.deployment === undefined && spec.base_url === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['deployment'], message: 'give deployment (the TOML the gateway hosts Switchyard from) or base_url (a running proxy)' });
+  }
+  if (spec.backend === 'switchyard' && spec.deployment !== undefined && spec.base_url !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'give deployment (hosted) or base_url (attached), not both' });
+  }
+  if (spec.backend === 'switchyard' && spec.endpoint_file !== undefined) ctx.addIssue({ code: 'custom', path: ['endpoint_file'], message: 'a Switchyard proxy is one base_url' });
+  if (spec.backend !== 'routed') return;
+  const names = Object.keys(spec.targets);
+  const named = (target: string, where: (string | number)[]) => {
+    if (!names.includes(target)) ctx.addIssue({ code: 'custom', path: where, message: `"${target}" is not one of the targets (${names.join(', ')})` });
+  };
+  const { strategy } = spec;
+  if (strategy.type === 'fixed') named(strategy.target, ['strategy', 'target']);
+  if (strategy.type === 'random') for (const t of Object.keys(strategy.weights ?? {})) named(t, ['strategy', 'weights', t]);
+  if (strategy.type === 'rules') {
+    named(strategy.default, ['strategy', 'default']);
+    strategy.rules.forEach((r, i) => named(r.target, ['strategy', 'rules', i, 'target']));
+  }
+});
 
 export type ModelSpec = z.infer<typeof ModelSpec>;
 /** A spec as written by a caller, defaults not yet applied. */

@@ -209,7 +209,9 @@ export function responsesStream(opts: { model: string; request: Record<string, u
           event('response.reasoning_summary_part.added', { ...at, item_id: part.id, summary_index: 0, part: { type: 'summary_text', text: '' } }),
         );
       } else {
-        events.push(event('response.output_item.added', { ...at, item: { type: 'function_call', id: part.id, call_id: piece.id ?? '', name: piece.name ?? '', arguments: '', status: 'in_progress' } }));
+        events.push(
+          event('response.output_item.added', { ...at, item: { type: 'function_call', id: part.id, call_id: piece.id ?? '', name: piece.name ?? '', arguments: '', status: 'in_progress' } }),
+        );
       }
     }
     const text = piece.kind === 'tool_call' ? piece.arguments : piece.text;
@@ -284,7 +286,8 @@ export function responsesStream(opts: { model: string; request: Record<string, u
       let unseen = 0;
       let calls = 0;
       const output = final.output.map((item) => {
-        const kind = item.type === 'function_call' ? 'tool_call' : item.type === 'reasoning' ? 'reasoning' : item.type === 'message' || (item.type === undefined && 'role' in item) ? 'text' : undefined;
+        const kind =
+          item.type === 'function_call' ? 'tool_call' : item.type === 'reasoning' ? 'reasoning' : item.type === 'message' || (item.type === undefined && 'role' in item) ? 'text' : undefined;
         const part = kind ? live.claim(kind, kind === 'tool_call' ? calls++ : undefined) : undefined;
         const made = itemEvents(item, part, part ? part.position : live.next(unseen++));
         events.push(...made.events);
@@ -293,9 +296,21 @@ export function responsesStream(opts: { model: string; request: Record<string, u
       for (const part of live.unclaimed()) {
         const at = { item_id: part.id, output_index: part.position };
         const item = { id: part.id, status: 'completed' };
-        if (part.kind === 'text') events.push(event('response.output_text.done', { ...at, content_index: 0, text: part.sent, logprobs: [] }), event('response.output_item.done', { output_index: part.position, item: { ...item, type: 'message', role: 'assistant', content: [{ type: 'output_text', text: part.sent, annotations: [] }] } }));
-        else if (part.kind === 'reasoning') events.push(event('response.output_item.done', { output_index: part.position, item: { ...item, type: 'reasoning', summary: [{ type: 'summary_text', text: part.sent }] } }));
-        else events.push(event('response.function_call_arguments.done', { ...at, arguments: part.sent }), event('response.output_item.done', { output_index: part.position, item: { ...item, type: 'function_call', arguments: part.sent } }));
+        if (part.kind === 'text')
+          events.push(
+            event('response.output_text.done', { ...at, content_index: 0, text: part.sent, logprobs: [] }),
+            event('response.output_item.done', {
+              output_index: part.position,
+              item: { ...item, type: 'message', role: 'assistant', content: [{ type: 'output_text', text: part.sent, annotations: [] }] },
+            }),
+          );
+        else if (part.kind === 'reasoning')
+          events.push(event('response.output_item.done', { output_index: part.position, item: { ...item, type: 'reasoning', summary: [{ type: 'summary_text', text: part.sent }] } }));
+        else
+          events.push(
+            event('response.function_call_arguments.done', { ...at, arguments: part.sent }),
+            event('response.output_item.done', { output_index: part.position, item: { ...item, type: 'function_call', arguments: part.sent } }),
+          );
       }
       assembledOutput = output;
       const done = { ...completed(final), output };
@@ -335,7 +350,11 @@ export function messagesStream(opts: { model: string }): StreamProtocol<Anthropi
       if (previous) events.push(...stop(previous));
       part = live.open(piece, piece.kind === 'tool_call' ? (piece.id ?? randomId('toolu')) : '');
       const start: AnthropicBlock =
-        piece.kind === 'text' ? { type: 'text', text: '' } : piece.kind === 'reasoning' ? { type: 'thinking', thinking: '', signature: '' } : { type: 'tool_use', id: part.id, name: piece.name ?? '', input: {} };
+        piece.kind === 'text'
+          ? { type: 'text', text: '' }
+          : piece.kind === 'reasoning'
+            ? { type: 'thinking', thinking: '', signature: '' }
+            : { type: 'tool_use', id: part.id, name: piece.name ?? '', input: {} };
       events.push(event('content_block_start', { index: part.position, content_block: start }));
     }
     const text = piece.kind === 'tool_call' ? piece.arguments : piece.text;

@@ -109,7 +109,7 @@ class TokenSink {
 
   private async longWord(piece: string): Promise<void> {
     this.longWordsSplit++;
-    for (let i = 0; i < piece.length; ) {
+    for (let i = 0; i < piece.length;) {
       let end = Math.min(piece.length, i + LONG_WORD_SLICE);
       // Never between the two halves of a surrogate pair, so every slice is valid text.
       if (end < piece.length && isLowSurrogate(piece.charCodeAt(end))) end++;

@@ -52,8 +52,7 @@ export const CustomChatToolCall = z.looseObject({
 
 export const ChatToolCall = z.discriminatedUnion('type', [FunctionChatToolCall, CustomChatToolCall]);
 
-const SimpleChatMessage = (role: 'system' | 'developer' | 'user') =>
-  z.looseObject({ role: z.literal(role), content: ChatContent, name: z.string().optional() });
+const SimpleChatMessage = (role: 'system' | 'developer' | 'user') => z.looseObject({ role: z.literal(role), content: ChatContent, name: z.string().optional() });
 
 export const AssistantChatMessage = z.looseObject({
   role: z.literal('assistant'),
@@ -67,13 +66,7 @@ export const AssistantChatMessage = z.looseObject({
 
 export const ToolChatMessage = z.looseObject({ role: z.literal('tool'), tool_call_id: z.string(), content: ChatContent });
 
-export const ChatMessage = z.discriminatedUnion('role', [
-  SimpleChatMessage('system'),
-  SimpleChatMessage('developer'),
-  SimpleChatMessage('user'),
-  AssistantChatMessage,
-  ToolChatMessage,
-]);
+export const ChatMessage = z.discriminatedUnion('role', [SimpleChatMessage('system'), SimpleChatMessage('developer'), SimpleChatMessage('user'), AssistantChatMessage, ToolChatMessage]);
 
 export const FunctionChatTool = z.looseObject({
   type: z.literal('function'),

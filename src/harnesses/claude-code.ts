@@ -41,7 +41,17 @@ export const claudeCode: HarnessAdapter = {
         DISABLE_TELEMETRY: '1',
         DISABLE_ERROR_REPORTING: '1',
       },
-      args: ['-p', '--output-format', 'stream-json', '--verbose', '--model', input.model, '--dangerously-skip-permissions', ...(input.systemPrompt ? ['--append-system-prompt', input.systemPrompt] : []), input.prompt],
+      args: [
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--model',
+        input.model,
+        '--dangerously-skip-permissions',
+        ...(input.systemPrompt ? ['--append-system-prompt', input.systemPrompt] : []),
+        input.prompt,
+      ],
       keyEnv: 'ANTHROPIC_API_KEY',
     };
   },

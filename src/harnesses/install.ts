@@ -59,7 +59,10 @@ export function installed(adapter: HarnessAdapter, options: { bringNode?: boolea
 export function requireInstalled(adapter: HarnessAdapter, options: { bringNode?: boolean } = {}): InstalledHarness {
   const found = installed(adapter, options);
   if (found) return found;
-  throw new GymError('SETUP_FAILED', `harness ${adapter.name} (${adapter.install.package.name}@${adapter.install.package.version}) is not installed in ${harnessRoot()}: run \`gym setup --harnesses ${adapter.name}\``);
+  throw new GymError(
+    'SETUP_FAILED',
+    `harness ${adapter.name} (${adapter.install.package.name}@${adapter.install.package.version}) is not installed in ${harnessRoot()}: run \`gym setup --harnesses ${adapter.name}\``,
+  );
 }
 
 function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[]): Promise<void> {
@@ -72,9 +75,7 @@ function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[]): P
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.on('error', (e) => reject(new GymError('SETUP_FAILED', `npm could not be started to install ${pkg.name}@${pkg.version}: ${e.message}`)));
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new GymError('SETUP_FAILED', `npm install ${pkg.name}@${pkg.version} failed (exit ${code}):\n${stderr.trim()}`)),
-    );
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new GymError('SETUP_FAILED', `npm install ${pkg.name}@${pkg.version} failed (exit ${code}):\n${stderr.trim()}`))));
   });
 }
 

@@ -36,7 +36,20 @@ export const openclaw: HarnessAdapter = {
     return {
       files: [{ path: config, content: JSON.stringify(settings, null, 2) }],
       env: {},
-      args: ['agent', 'exec', '--config', config, '--model', `gw/${input.model}`, '--cwd', input.workspace, '--json', '--timeout', String(Math.max(1, Math.floor(input.timeoutMs / 1000))), input.prompt],
+      args: [
+        'agent',
+        'exec',
+        '--config',
+        config,
+        '--model',
+        `gw/${input.model}`,
+        '--cwd',
+        input.workspace,
+        '--json',
+        '--timeout',
+        String(Math.max(1, Math.floor(input.timeoutMs / 1000))),
+        input.prompt,
+      ],
       keyEnv: KEY_ENV,
     };
   },

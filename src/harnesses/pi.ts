@@ -15,7 +15,10 @@ function report(stdout: string): HarnessReport {
       calls.set(String(event.toolCallId), { ...known, output: JSON.stringify(event.result ?? null) });
     }
     if (event.type === 'message_end' && event.message?.role === 'assistant') {
-      const text = (event.message.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('');
+      const text = (event.message.content ?? [])
+        .filter((c: any) => c.type === 'text')
+        .map((c: any) => c.text)
+        .join('');
       if (text) finalText = text;
     }
   }

@@ -93,7 +93,11 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
     const repository = Object.entries(work.files).map(([file, content]) => ({ path: `${workdir}/${file}`, content }));
     await writeFiles(sandbox, repository, input.signal);
     // A file that must hold the key gets it only here, inside the sandbox; the invocation itself never does.
-    await writeFiles(sandbox, invocation.files.map((f) => ({ path: f.path, content: f.content.split(KEY_IN_FILE).join(input.apiKey) })), input.signal);
+    await writeFiles(
+      sandbox,
+      invocation.files.map((f) => ({ path: f.path, content: f.content.split(KEY_IN_FILE).join(input.apiKey) })),
+      input.signal,
+    );
     const result = await sandbox.exec(
       {
         command: [install.command, ...invocation.args],

@@ -74,7 +74,11 @@ export function harnessWork(env: AnyEnvironment, task: { responses_create_params
  * `system_prompt` then the row's system message, joined by a blank line; a harness that takes system text
  * on its command line gets it there, any other gets it before the instruction, separated by a blank line.
  */
-export function harnessPrompt(work: Pick<HarnessWork, 'instruction' | 'inputSystem'>, agentSystem: string | undefined, harness: Pick<HarnessAdapter, 'takesSystemPrompt'>): { prompt: string; systemPrompt?: string } {
+export function harnessPrompt(
+  work: Pick<HarnessWork, 'instruction' | 'inputSystem'>,
+  agentSystem: string | undefined,
+  harness: Pick<HarnessAdapter, 'takesSystemPrompt'>,
+): { prompt: string; systemPrompt?: string } {
   const parts = [agentSystem, work.inputSystem].filter((p): p is string => !!p);
   if (parts.length === 0) return { prompt: work.instruction };
   const system = parts.join('\n\n');

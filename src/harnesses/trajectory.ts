@@ -27,7 +27,10 @@ export async function attemptCalls(runDir: string, attemptId: string): Promise<M
 /** An Anthropic message's blocks as Responses items: text as one message, each tool_use as a function call. */
 function messageItems(message: { content?: unknown }): ConversationItem[] {
   const blocks = Array.isArray(message.content) ? (message.content as Record<string, any>[]) : [];
-  const text = blocks.filter((b) => b?.type === 'text').map((b) => String(b.text ?? '')).join('');
+  const text = blocks
+    .filter((b) => b?.type === 'text')
+    .map((b) => String(b.text ?? ''))
+    .join('');
   const items: ConversationItem[] = [];
   if (text) items.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
   for (const b of blocks) {
@@ -83,7 +86,8 @@ export function trajectoryOf(calls: ModelCallRecord[]): Trajectory {
   };
 }
 
-const isAssistantMessage = (item: ConversationItem | undefined) => item?.type !== 'function_call' && item?.type !== 'function_call_output' && item?.type !== 'reasoning' && (item as { role?: string } | undefined)?.role === 'assistant';
+const isAssistantMessage = (item: ConversationItem | undefined) =>
+  item?.type !== 'function_call' && item?.type !== 'function_call_output' && item?.type !== 'reasoning' && (item as { role?: string } | undefined)?.role === 'assistant';
 
 /**
  * The episode as one Response, what a text task's verify grades: the turns' output, ending with an

@@ -88,8 +88,7 @@ function bind(e: RolloutEvidence, refs: readonly string[]): Bindings {
 /** Why a check cannot be evaluated for this rollout, or undefined when it can. */
 type Gate = (e: RolloutEvidence, b: Bindings) => string | undefined;
 
-const needsCapture: Gate = (e) =>
-  !e.callLog ? 'the run has no model call log (model_calls/)' : e.captureUnreadable ? 'a model call record of this rollout is unreadable' : undefined;
+const needsCapture: Gate = (e) => (!e.callLog ? 'the run has no model call log (model_calls/)' : e.captureUnreadable ? 'a model call record of this rollout is unreadable' : undefined);
 const needsBoundCalls: Gate = (e, b) =>
   needsCapture(e, b) ?? (!e.record!.refs.length ? 'the record references no model call' : !b.matched.length ? 'no referenced model call was captured' : undefined);
 
@@ -154,7 +153,10 @@ const RECORD_CHECKS: Partial<Record<CheckId, RecordCheck>> = {
       // Gymflow captures token ids: where a call carries them, its usage must count exactly those ids.
       for (const c of b.matched) {
         if ((c.idsIn !== null && c.idsIn !== c.tokensIn) || (c.idsOut !== null && c.idsOut !== c.tokensOut)) {
-          findings.push({ locator: callLocator(c), detail: { kind: 'usage_vs_token_ids', usage_input: c.tokensIn, usage_output: c.tokensOut, prompt_token_ids: c.idsIn, generation_token_ids: c.idsOut } });
+          findings.push({
+            locator: callLocator(c),
+            detail: { kind: 'usage_vs_token_ids', usage_input: c.tokensIn, usage_output: c.tokensOut, prompt_token_ids: c.idsIn, generation_token_ids: c.idsOut },
+          });
         }
       }
       return findings;
@@ -162,8 +164,7 @@ const RECORD_CHECKS: Partial<Record<CheckId, RecordCheck>> = {
   },
   model_call_runaway_generation: {
     gate: (e, b) => needsBoundCalls(e, b) ?? (b.matched.some((c) => c.lengthFinish && !c.hasResponse) ? 'a length-limited call has no captured response' : undefined),
-    run: (_e, b) =>
-      b.matched.filter((c) => c.lengthFinish && !c.hasContent).map((c) => ({ locator: callLocator(c), detail: { finish_reason: c.finishReason ?? c.responseStatus } })),
+    run: (_e, b) => b.matched.filter((c) => c.lengthFinish && !c.hasContent).map((c) => ({ locator: callLocator(c), detail: { finish_reason: c.finishReason ?? c.responseStatus } })),
   },
 };
 

@@ -120,6 +120,8 @@ export function digestRecord(record: RecordEvidence): { refs: string[]; usage?: 
   return {
     refs: record._gf_model_call_ids,
     usage: usage ? { input: count(usage.input_tokens), output: count(usage.output_tokens) } : undefined,
-    hasModelItems: record.response.output.some((item) => item.type === 'function_call' || item.type === 'reasoning' || ((item.type === undefined || item.type === 'message') && item.role === 'assistant')),
+    hasModelItems: record.response.output.some(
+      (item) => item.type === 'function_call' || item.type === 'reasoning' || ((item.type === undefined || item.type === 'message') && item.role === 'assistant'),
+    ),
   };
 }

@@ -30,7 +30,8 @@ function parse(text: string): { value?: unknown; error?: string } {
   }
 }
 
-const idOf = (value: unknown) => (value && typeof value === 'object' && typeof (value as { _ng_rollout_id?: unknown })._ng_rollout_id === 'string' ? (value as { _ng_rollout_id: string })._ng_rollout_id : undefined);
+const idOf = (value: unknown) =>
+  value && typeof value === 'object' && typeof (value as { _ng_rollout_id?: unknown })._ng_rollout_id === 'string' ? (value as { _ng_rollout_id: string })._ng_rollout_id : undefined;
 
 /** The tasks × repeats a run was to play, from its manifest and tasks.jsonl; undefined without them. */
 async function expectedIds(runDir: string): Promise<string[] | undefined> {

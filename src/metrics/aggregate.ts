@@ -243,12 +243,7 @@ export class RunAccumulator {
   }
 }
 
-export function computeRunMetrics(input: {
-  rollouts: readonly ScoredRollout[];
-  failureClasses: readonly string[];
-  expected: number;
-  taskSet?: Iterable<number>;
-}): RunMetrics {
+export function computeRunMetrics(input: { rollouts: readonly ScoredRollout[]; failureClasses: readonly string[]; expected: number; taskSet?: Iterable<number> }): RunMetrics {
   const acc = new RunAccumulator(input.taskSet);
   for (const r of input.rollouts) acc.addRollout(r);
   for (const c of input.failureClasses) acc.addFailure(c);

@@ -55,10 +55,12 @@ export class BreakdownAccumulator {
   result(expectedPerTask: number): Breakdown {
     const of = (dim: Dimension) =>
       Object.fromEntries(
-        [...this.groups[dim].entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, g]) => {
-          const { diagnostics: _d, ...metrics } = g.acc.result(g.tasks * expectedPerTask);
-          return [name, metrics];
-        }),
+        [...this.groups[dim].entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, g]) => {
+            const { diagnostics: _d, ...metrics } = g.acc.result(g.tasks * expectedPerTask);
+            return [name, metrics];
+          }),
       );
     return { per_agent: of('agent'), per_environment: of('environment') };
   }

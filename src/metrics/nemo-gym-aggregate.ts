@@ -157,7 +157,27 @@ function repeatLevel(rollouts: readonly Scored[], names: readonly string[]): Met
 
 const ACROSS = '_across_repeats/';
 const EXCLUDED_PREFIXES = ['max/', 'min/', 'median/', 'std/', 'sem/', 'se/', 'p25/', 'p75/', 'ci_low_95/', 'ci_high_95/', 'histogram/'];
-const EXCLUDED_SUFFIXES = ['/max', '/min', '/median', '/p5', '/p25', '/p75', '/p95', '/ci_low_95', '/ci_high_95', '/ci_lower', '/ci_upper', '_ci_lower', '_ci_upper', '_ci95_lower', '_ci95_upper', '/_ng_attempt_index', '/std_dev_across_runs', '/std_err_across_runs', '/avg_sample_std_dev'];
+const EXCLUDED_SUFFIXES = [
+  '/max',
+  '/min',
+  '/median',
+  '/p5',
+  '/p25',
+  '/p75',
+  '/p95',
+  '/ci_low_95',
+  '/ci_high_95',
+  '/ci_lower',
+  '/ci_upper',
+  '_ci_lower',
+  '_ci_upper',
+  '_ci95_lower',
+  '_ci95_upper',
+  '/_ng_attempt_index',
+  '/std_dev_across_runs',
+  '/std_err_across_runs',
+  '/avg_sample_std_dev',
+];
 const EXCLUDED_NAMES = new Set([TASK, REPEAT, '_ng_attempt_index', 'sample_count', 'missing_count', 'num_repeats', 'token_usage_version']);
 
 /** NeMo Gym's primary metric: a point estimate, which is what is summarized across repeats. */
@@ -206,7 +226,9 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 function passMajority(tasks: readonly Scored[][]): Metrics {
   if (!tasks.length) return {};
   const answered = tasks.some((t) => t.some((r) => r.hasAnswer));
-  const scores = tasks.map((t) => t.map((r) => ({ accuracy: r.reward, ...(answered ? { no_answer: r.answer === null || r.answer === undefined ? 1 : 0 } : {}) }) as Record<string, number | undefined>));
+  const scores = tasks.map((t) =>
+    t.map((r) => ({ accuracy: r.reward, ...(answered ? { no_answer: r.answer === null || r.answer === undefined ? 1 : 0 } : {}) }) as Record<string, number | undefined>),
+  );
   const answers = tasks.map((t) => t.map((r) => (r.answer === undefined ? null : r.answer)));
   const names = [...new Set(scores.flatMap((t) => t.flatMap((s) => Object.keys(s))))].sort();
   const maxK = Math.max(...tasks.map((t) => t.length));
@@ -233,7 +255,11 @@ function passMajority(tasks: readonly Scored[][]): Metrics {
         const majority = scores.map((task, i) => {
           const firstK = task.slice(0, k).map((s, j) => ({ score: s[name], answer: answers[i]![j] }));
           const valid = firstK.filter((v) => v.answer !== null && v.score !== undefined);
-          return majorityAtK(valid.map((v) => v.score!), valid.map((v) => JSON.stringify(v.answer)), k);
+          return majorityAtK(
+            valid.map((v) => v.score!),
+            valid.map((v) => JSON.stringify(v.answer)),
+            k,
+          );
         });
         out[`majority@${k}/${name}`] = (100 * sum(majority)) / majority.length;
       }

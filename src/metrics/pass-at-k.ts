@@ -71,8 +71,6 @@ function overTasks(tasks: readonly TaskSamples[], k: number, perTask: (t: TaskSa
 export const passAtKOverTasks = (tasks: readonly TaskSamples[], k: number): AtK => overTasks(tasks, k, (t) => passAtK(t.rewards, k));
 
 /** NeMo Gym's pass@1[avg-of-k]: each task's mean reward over its first k samples, averaged over tasks. */
-export const pass1AvgOfKOverTasks = (tasks: readonly TaskSamples[], k: number): AtK =>
-  overTasks(tasks, k, (t) => t.rewards.slice(0, k).reduce((a, b) => a + b, 0) / k);
+export const pass1AvgOfKOverTasks = (tasks: readonly TaskSamples[], k: number): AtK => overTasks(tasks, k, (t) => t.rewards.slice(0, k).reduce((a, b) => a + b, 0) / k);
 
-export const majorityAtKOverTasks = (tasks: readonly TaskSamples[], k: number): AtK =>
-  overTasks(tasks, k, (t) => majorityAtK(t.rewards, t.answers ?? [], k));
+export const majorityAtKOverTasks = (tasks: readonly TaskSamples[], k: number): AtK => overTasks(tasks, k, (t) => majorityAtK(t.rewards, t.answers ?? [], k));

@@ -58,11 +58,7 @@ interface Packed {
   dg?: Record<string, [number, number] | undefined>;
 }
 
-type Reply =
-  | { match: Packed | null; lastIndex: number }
-  | { matches: Packed[] }
-  | { parts: string[] }
-  | { error: { name?: string; message: string } };
+type Reply = { match: Packed | null; lastIndex: number } | { matches: Packed[] } | { parts: string[] } | { error: { name?: string; message: string } };
 
 interface Op {
   op: 'exec' | 'matchAll' | 'split';

@@ -778,9 +778,7 @@ function literal(cp: number): string {
 
 function categorySet(cat: Category, ctx: Context): { positive: string; negated: boolean } {
   const lower = cat.toLowerCase();
-  const sets: Record<string, string> = ctx.ascii
-    ? { d: '0-9', w: ASCII_WORD, s: ASCII_SPACE }
-    : { d: '\\p{Nd}', w: PY_WORD_CLASS, s: PY_WHITESPACE_CLASS };
+  const sets: Record<string, string> = ctx.ascii ? { d: '0-9', w: ASCII_WORD, s: ASCII_SPACE } : { d: '\\p{Nd}', w: PY_WORD_CLASS, s: PY_WHITESPACE_CLASS };
   return { positive: sets[lower]!, negated: cat !== lower };
 }
 

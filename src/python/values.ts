@@ -55,7 +55,9 @@ export function pyRepr(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
   if (value instanceof Map) return `{${[...value].map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${strRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${strRepr(k)}: ${pyRepr(v)}`)
+      .join(', ')}}`;
   }
   return pyStr(value);
 }

@@ -68,11 +68,28 @@ export function compareScores(a: TaskScores, b: TaskScores): Comparison {
       const [x, y] = [value(a.get(t)!), value(b.get(t)!)];
       return x === null || y === null ? [] : [[x, y] as [number, number]];
     });
-  const diffs = [diff('mean_reward', pairsOf((s) => mean(s.rewards)))];
+  const diffs = [
+    diff(
+      'mean_reward',
+      pairsOf((s) => mean(s.rewards)),
+    ),
+  ];
   const maxK = Math.max(0, ...common.map((t) => Math.min(a.get(t)!.rewards.length, b.get(t)!.rewards.length)));
-  for (let k = 1; k <= maxK; k++) diffs.push(diff(`pass@${k}`, pairsOf((s) => (s.rewards.length >= k ? passAtK(s.rewards, k) : null))));
+  for (let k = 1; k <= maxK; k++)
+    diffs.push(
+      diff(
+        `pass@${k}`,
+        pairsOf((s) => (s.rewards.length >= k ? passAtK(s.rewards, k) : null)),
+      ),
+    );
   const components = new Set(common.flatMap((t) => Object.keys(a.get(t)!.components).filter((c) => c in b.get(t)!.components)));
-  for (const c of [...components].sort()) diffs.push(diff(c, pairsOf((s) => (s.components[c] ? mean(s.components[c]) : null))));
+  for (const c of [...components].sort())
+    diffs.push(
+      diff(
+        c,
+        pairsOf((s) => (s.components[c] ? mean(s.components[c]) : null)),
+      ),
+    );
   return {
     pairedTasks: common.length,
     onlyInA: [...a.keys()].filter((t) => !b.has(t)).sort((x, y) => x - y),
@@ -100,7 +117,11 @@ export function formatComparison(c: Comparison, labels: { a: string; b: string }
     String(d.test.n),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [
     `A: ${labels.a}`,
     `B: ${labels.b}`,

@@ -51,7 +51,10 @@ export interface ConditionRow {
 }
 
 /** What one condition's calls add up to. */
-export function callTotals(calls: readonly ConditionCall[], prices: Prices): Pick<ConditionRow, 'policyCalls' | 'inputTokens' | 'outputTokens' | 'latencyP50Ms' | 'latencyP90Ms' | 'targets' | 'costUsd'> {
+export function callTotals(
+  calls: readonly ConditionCall[],
+  prices: Prices,
+): Pick<ConditionRow, 'policyCalls' | 'inputTokens' | 'outputTokens' | 'latencyP50Ms' | 'latencyP90Ms' | 'targets' | 'costUsd'> {
   const latency = summarize(calls.map((c) => c.latencyMs));
   const targets: Record<string, number> = {};
   let cost: number | null = 0;
@@ -100,7 +103,8 @@ async function readJson(file: string): Promise<any> {
 /** The routing condition in words, from the run folder's condition file (or the manifest's model). */
 async function routingOf(runDir: string): Promise<string> {
   const sy = await readJson(path.join(runDir, SWITCHYARD_CONDITION_FILE));
-  if (sy) return `switchyard route ${sy.route} (${sy.mode}${sy.deployment_sha256 ? `, deployment sha256 ${String(sy.deployment_sha256).slice(0, 12)}` : ''}${sy.nemo_switchyard_version ? `, nemo-switchyard ${sy.nemo_switchyard_version}` : ''})`;
+  if (sy)
+    return `switchyard route ${sy.route} (${sy.mode}${sy.deployment_sha256 ? `, deployment sha256 ${String(sy.deployment_sha256).slice(0, 12)}` : ''}${sy.nemo_switchyard_version ? `, nemo-switchyard ${sy.nemo_switchyard_version}` : ''})`;
   const gf = await readJson(path.join(runDir, ROUTING_CONDITION_FILE));
   if (gf) return `gymflow ${gf.strategy?.type} over ${Object.keys(gf.targets ?? {}).join(', ')}`;
   const model = (await readJson(new RunStore(runDir).manifestPath))?.config?.model;
@@ -111,7 +115,9 @@ async function readCalls(runDir: string): Promise<ConditionCall[]> {
   const dir = path.join(runDir, 'model_calls');
   const calls: ConditionCall[] = [];
   if (!existsSync(dir)) return calls;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     const at = path.join(dir, file);
     await eachLine(at, (value, line) => {
       const parsed = ModelCallRecord.safeParse(value);
@@ -162,14 +168,20 @@ export function formatConditions(rows: readonly ConditionRow[]): string {
     fixed(r.tokensPerRollout, 1),
     `${fixed(r.latencyP50Ms, 1)}/${fixed(r.latencyP90Ms, 1)}`,
     r.costUsd === null ? 'unknown' : r.costUsd.toFixed(4),
-    Object.entries(r.targets).map(([t, n]) => `${t}×${n}`).join(' ') || '—',
+    Object.entries(r.targets)
+      .map(([t, n]) => `${t}×${n}`)
+      .join(' ') || '—',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [
     line(head),
     ...table.map(line),
     ...rows.map((r) => `${r.name}: ${r.routing} → ${r.runDir}`),
-    '95% CI: task-clustered (docs/metrics.md); Δ: mean reward minus the first condition\'s over the tasks both played, p a paired t-test; tokens and latency over answered policy calls; cost from --price or the upstream\'s usage.cost.',
+    "95% CI: task-clustered (docs/metrics.md); Δ: mean reward minus the first condition's over the tasks both played, p a paired t-test; tokens and latency over answered policy calls; cost from --price or the upstream's usage.cost.",
   ].join('\n');
 }

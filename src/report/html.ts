@@ -147,12 +147,12 @@ export function renderReport(run: RunData, generatedAt = new Date()): string {
   const flat: [string, string][] = [];
   flatten(m, '', flat);
   const latencyNote = {
-    diagnostics: 'Latency and tokens from each rollout\'s diagnostics (<code>_gf_diagnostics</code>).',
-    model_calls: 'Latency is each rollout\'s summed model call time from <code>model_calls/</code>; tokens from the response usage (this run has no per-rollout diagnostics).',
+    diagnostics: "Latency and tokens from each rollout's diagnostics (<code>_gf_diagnostics</code>).",
+    model_calls: "Latency is each rollout's summed model call time from <code>model_calls/</code>; tokens from the response usage (this run has no per-rollout diagnostics).",
     none: 'No latency was recorded for this run.',
   }[run.latencySource];
   const meta = [
-    ['environment', cfg ? run.rollouts[0]?.environment ?? cfg.env.name : 'unknown'],
+    ['environment', cfg ? (run.rollouts[0]?.environment ?? cfg.env.name) : 'unknown'],
     ['model', cfg ? (cfg.model.backend === 'mock' ? cfg.model.backend : `${cfg.model.backend} ${cfg.model.model}`) : 'unknown'],
     ['repeats', cfg ? String(cfg.numRepeats) : 'unknown'],
     ['started', run.manifest?.created_at ?? 'unknown'],

@@ -25,7 +25,15 @@ const PROMPT_MAX = 2_000;
  * The fields of a rollout record the report shows, validated with the record's own schema; the response's
  * items are read loosely, because validating every token id of 100k records costs more than the report.
  */
-const ReportRecord = RolloutRecord.pick({ _ng_task_index: true, _ng_rollout_index: true, _ng_rollout_id: true, responses_create_params: true, reward: true, reward_components: true, failure_reason: true }).extend({
+const ReportRecord = RolloutRecord.pick({
+  _ng_task_index: true,
+  _ng_rollout_index: true,
+  _ng_rollout_id: true,
+  responses_create_params: true,
+  reward: true,
+  reward_components: true,
+  failure_reason: true,
+}).extend({
   response: ResponseObject.pick({ model: true, usage: true }).extend({ output: z.array(z.looseObject({ type: z.string().optional() })) }),
   agent_ref: z.looseObject({ name: z.string() }).optional(),
   _gf_diagnostics: z.unknown().optional(),

@@ -136,7 +136,7 @@ export async function reverifyRollouts(opts: ReverifyOptions): Promise<ReverifyR
     const env = pick([row]);
     return typeof env === 'string' || env.taskSchema.safeParse(row).success;
   });
-  const placed: (typeof joined[number] & { env: AnyEnvironment })[] = [];
+  const placed: ((typeof joined)[number] & { env: AnyEnvironment })[] = [];
   for (const j of joined) {
     const env = pick([j.task, j.rollout]);
     if (typeof env === 'string') unjoined.push({ line: j.line, reason: env });

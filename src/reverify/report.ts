@@ -102,7 +102,9 @@ export function formatSummary(report: ReverifyReport, summary: ReverifySummary):
       (summary.verified > summary.compared ? ` (${summary.verified - summary.compared} row(s) had no recorded reward)` : ''),
     ...Object.entries(summary.perEnvironment ?? {}).map(([env, a]) => `  ${env}: ${a.agreed}/${a.compared} agree`),
     ...(by.self
-      ? [`note: ${by.self} rollout(s) were graded as their own task; NeMo Gym's recorded rows drop task fields verify may need, so pass --tasks with the file they were played from if rewards disagree`]
+      ? [
+          `note: ${by.self} rollout(s) were graded as their own task; NeMo Gym's recorded rows drop task fields verify may need, so pass --tasks with the file they were played from if rewards disagree`,
+        ]
       : []),
     ...listed('disagreements', summary.disagreements, (d) => {
       const preview = answerPreview(rollouts.get(d.line) ?? {});

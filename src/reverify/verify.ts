@@ -5,9 +5,7 @@ import { JudgeError, type AnyEnvironment, type JudgeCall } from '../environments
 import { functionCalls, type ResponseObject } from '../schemas/responses';
 import type { VerifyResult } from '../schemas/verify';
 
-export type Outcome =
-  | { status: 'verified'; result: VerifyResult }
-  | { status: 'judge_failed' | 'verify_error'; message: string };
+export type Outcome = { status: 'verified'; result: VerifyResult } | { status: 'judge_failed' | 'verify_error'; message: string };
 
 /** Whether verify reads state that only the episode's tool calls produce. */
 export function needsToolReplay(env: AnyEnvironment): boolean {

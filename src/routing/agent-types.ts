@@ -33,7 +33,14 @@ export function agentPlay(instance: string, type: string, settings: ConfigMap): 
   if (!name) {
     return { problem: `agent "${instance}" is a ${type}, which Gymflow does not play; the agent types it plays: ${PLAYABLE_AGENT_TYPES.join(', ')}` };
   }
-  const parsed = HarnessRef.safeParse({ name, sandbox: settings.sandbox ?? undefined, sandbox_image: settings.sandbox_image ?? undefined, timeout_ms: settings.timeout_ms ?? secondsAsMs(settings.timeout), max_model_calls: settings.max_model_calls ?? undefined, system_prompt: settings.system_prompt ?? undefined });
+  const parsed = HarnessRef.safeParse({
+    name,
+    sandbox: settings.sandbox ?? undefined,
+    sandbox_image: settings.sandbox_image ?? undefined,
+    timeout_ms: settings.timeout_ms ?? secondsAsMs(settings.timeout),
+    max_model_calls: settings.max_model_calls ?? undefined,
+    system_prompt: settings.system_prompt ?? undefined,
+  });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { problem: `agent "${instance}" (${type}): ${issue.path.join('.')}: ${issue.message}` };

@@ -8,7 +8,14 @@ const DEFAULT_MARKER = '[Earlier image omitted]';
 
 // NeMo Gym's own defaults: three image groups, three reasoning blocks.
 const Recency = z.strictObject({
-  images: z.strictObject({ enabled: z.boolean().default(false), protect_initial_context: z.boolean().default(true), keep_last_groups: z.number().int().min(0).default(3), omission_marker: z.string().nullish() }).optional(),
+  images: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      protect_initial_context: z.boolean().default(true),
+      keep_last_groups: z.number().int().min(0).default(3),
+      omission_marker: z.string().nullish(),
+    })
+    .optional(),
   reasoning: z.strictObject({ enabled: z.boolean().default(false), keep_first_block: z.boolean().default(false), keep_last_blocks: z.number().int().min(0).default(3) }).optional(),
 });
 
@@ -59,7 +66,9 @@ export function runHistoryPolicy(agents: readonly AgentNode[]): { policy?: Histo
   if (problems.length) return { problems };
   const distinct = new Set(each.map((e) => JSON.stringify(e.policy ?? null)));
   if (distinct.size > 1) {
-    return { problems: [`the routed agents' context_history differ (${each.map((e) => e.agent).join(', ')}): Gymflow applies one history policy to a run; run them separately or give them the same one`] };
+    return {
+      problems: [`the routed agents' context_history differ (${each.map((e) => e.agent).join(', ')}): Gymflow applies one history policy to a run; run them separately or give them the same one`],
+    };
   }
   return { policy: each[0]?.policy, problems: [] };
 }

@@ -78,7 +78,17 @@ export interface ConfigRun {
 type Problems = string[];
 
 export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun> {
-  const opts: LoadOptions = { files: req.files, overrides: req.overrides, cwd: req.cwd, env: req.env, envYaml: req.envYaml, searchDirs: req.searchDirs, installRoot: PACKAGE_ROOT, agentType: req.agentType, environment: req.environment };
+  const opts: LoadOptions = {
+    files: req.files,
+    overrides: req.overrides,
+    cwd: req.cwd,
+    env: req.env,
+    envYaml: req.envYaml,
+    searchDirs: req.searchDirs,
+    installRoot: PACKAGE_ROOT,
+    agentType: req.agentType,
+    environment: req.environment,
+  };
   const loaded = loadConfig(opts);
   const { datasets, problems: declarationProblems } = declaredDatasets(loaded);
   if (declarationProblems.length) throw configError(declarationProblems);
@@ -123,7 +133,13 @@ export async function resolveConfigRun(req: ConfigRunRequest): Promise<ConfigRun
     warnings.push(...pairing.warnings);
   }
   const basisOf = (row: Record<string, unknown>) => agentRefName(row) ?? (typeof row.task_source === 'string' ? row.task_source : undefined);
-  const repeats = routed && req.numRepeats === undefined ? routedRepeats(keys.num_repeats, routed.rows.map((r) => ({ agent: r.agent, basis: basisOf(aliased.rows[r.source]!) }))) : undefined;
+  const repeats =
+    routed && req.numRepeats === undefined
+      ? routedRepeats(
+          keys.num_repeats,
+          routed.rows.map((r) => ({ agent: r.agent, basis: basisOf(aliased.rows[r.source]!) })),
+        )
+      : undefined;
   problems.push(...(repeats?.problems ?? []));
   warnings.push(...(repeats?.warnings ?? []));
   const agentsUsed = routed ? [...new Set(routed.rows.map((r) => r.agent))] : [];
@@ -197,7 +213,9 @@ async function splitRows(split: string, datasets: readonly DeclaredDataset[], op
       outputDir: scratch,
       locate: (d) => findFile(d.jsonl_fpath, opts, d.declaredIn, `${d.declaredIn ?? 'configuration'}: dataset ${d.instance}/${d.name}`),
     });
-    const texts = readFileSync(path.join(scratch, `${split}.jsonl`), 'utf8').split('\n').filter(Boolean);
+    const texts = readFileSync(path.join(scratch, `${split}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     return { rows: texts.map((l) => JSON.parse(l) as Record<string, unknown>), texts, from: `the ${split} datasets` };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -211,18 +229,20 @@ function readRows(file: string, problems: Problems): InputRows | undefined {
   }
   const rows: Record<string, unknown>[] = [];
   const texts: string[] = [];
-  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-    if (!text.trim()) return;
-    try {
-      const value: unknown = JSON.parse(text);
-      if (isMap(value)) {
-        rows.push(value as Record<string, unknown>);
-        texts.push(text);
-      } else problems.push(`${file}:${i + 1}: a task row must be a JSON object`);
-    } catch (e) {
-      problems.push(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
-    }
-  });
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      try {
+        const value: unknown = JSON.parse(text);
+        if (isMap(value)) {
+          rows.push(value as Record<string, unknown>);
+          texts.push(text);
+        } else problems.push(`${file}:${i + 1}: a task row must be a JSON object`);
+      } catch (e) {
+        problems.push(`${file}:${i + 1}: not valid JSON (${(e as Error).message})`);
+      }
+    });
   return { rows, texts, from: file };
 }
 

@@ -35,7 +35,22 @@ export interface RoutingGraph {
 }
 
 /** Settings every NeMo Gym server has, which say how to serve it rather than how it grades. */
-const SERVER_KEYS = new Set(['entrypoint', 'host', 'port', 'datasets', 'description', 'value', 'domain', 'verified', 'license', 'num_workers', 'allowed_agents', 'requires_agent', 'dependencies', 'python_version']);
+const SERVER_KEYS = new Set([
+  'entrypoint',
+  'host',
+  'port',
+  'datasets',
+  'description',
+  'value',
+  'domain',
+  'verified',
+  'license',
+  'num_workers',
+  'allowed_agents',
+  'requires_agent',
+  'dependencies',
+  'python_version',
+]);
 
 const refName = (value: unknown): string | undefined => (isMap(value) && typeof value.name === 'string' ? value.name : undefined);
 
@@ -72,7 +87,9 @@ export function routingGraph(loaded: LoadedConfig): RoutingGraph {
  */
 function environmentOf(server: ServerInstance): EnvOf {
   if (!environmentNames().includes(server.implementation)) {
-    return { problem: `resources server "${server.name}" is "${server.implementation}", which is not a Gymflow environment (known: ${environmentNames().join(', ')}); serve it with NeMo Gym and run it with --env remote` };
+    return {
+      problem: `resources server "${server.name}" is "${server.implementation}", which is not a Gymflow environment (known: ${environmentNames().join(', ')}); serve it with NeMo Gym and run it with --env remote`,
+    };
   }
   const settings = getEnvironment(server.implementation).configurable?.schema.shape ?? {};
   const options: Record<string, unknown> = {};

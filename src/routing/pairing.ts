@@ -32,7 +32,9 @@ export function pairingProblems(rows: readonly RoutedRow[], graph: RoutingGraph,
     const agentType = graph.agents.get(r.agent)!.implementation;
     const environment = resolveEnvironment(r.env);
     if (environment.sandboxed && !r.env.harness) {
-      problems.push(`agent "${r.agent}" (${agentType}) cannot play resources server "${r.server}": environment ${r.env.name} is played by an external harness in a sandbox; use a harness agent type (e.g. --agent-type opencode_agent)`);
+      problems.push(
+        `agent "${r.agent}" (${agentType}) cannot play resources server "${r.server}": environment ${r.env.name} is played by an external harness in a sandbox; use a harness agent type (e.g. --agent-type opencode_agent)`,
+      );
       continue;
     }
     const refusal = r.env.harness ? harnessRefusal(environment) : undefined;

@@ -39,7 +39,9 @@ export function routedRepeats(setting: unknown, rows: readonly RepeatKeys[]): Re
     missing.add(keys.join(' / '));
     return 0;
   });
-  const listed = Object.keys(map).filter((k) => k !== DEFAULT_KEY).sort();
+  const listed = Object.keys(map)
+    .filter((k) => k !== DEFAULT_KEY)
+    .sort();
   const problems = missing.size ? [`num_repeats has no entry for routing key(s) ${[...missing].sort().join(', ')} and no _default; listed: ${listed.join(', ') || 'none'}`] : [];
   const unused = listed.filter((k) => !seen.has(k));
   const warnings = unused.length ? [`num_repeats names ${unused.join(', ')}, which no routed row has as its agent, agent_ref or task_source (a typo?)`] : [];

@@ -54,7 +54,12 @@ export function settingsProblems(settings: RoutingSettings, graph: RoutingGraph)
   if (settings.agent_name !== undefined) targets.push(['agent_name', settings.agent_name]);
   for (const [key, value] of Object.entries(settings.agent_map ?? {})) for (const a of [value].flat()) targets.push([`agent_map.${key}`, a]);
   for (const [key, list] of Object.entries(settings.fan_out ?? {})) for (const a of list) targets.push([`fan_out.${key}`, a]);
-  const lists = [...Object.entries(settings.fan_out ?? {}).map(([k, l]) => [`fan_out.${k}`, l] as const), ...Object.entries(settings.agent_map ?? {}).filter(([, v]) => Array.isArray(v)).map(([k, l]) => [`agent_map.${k}`, l as string[]] as const)];
+  const lists = [
+    ...Object.entries(settings.fan_out ?? {}).map(([k, l]) => [`fan_out.${k}`, l] as const),
+    ...Object.entries(settings.agent_map ?? {})
+      .filter(([, v]) => Array.isArray(v))
+      .map(([k, l]) => [`agent_map.${k}`, l as string[]] as const),
+  ];
   for (const [where, list] of lists) {
     const twice = [...new Set(list.filter((a, i) => list.indexOf(a) !== i))];
     if (twice.length) problems.push(`${where} lists ${twice.join(', ')} more than once; each listed agent plays every matching row once (use num_repeats for more)`);
@@ -80,21 +85,34 @@ function agentOfSource(source: string, graph: RoutingGraph): { agent: string } |
   const pins = graph.pins.get(source) ?? [];
   if (type === undefined) {
     const close = closest(source, [...graph.instances.keys()]);
-    return { problem: `task_source "${source}" is not an instance of the configuration${close ? ` (did you mean "${close}"?)` : ''}; add the configuration that declares it, or route it with +agent_map={${source}: <agent>}` };
+    return {
+      problem: `task_source "${source}" is not an instance of the configuration${close ? ` (did you mean "${close}"?)` : ''}; add the configuration that declares it, or route it with +agent_map={${source}: <agent>}`,
+    };
   }
   if (type === 'responses_api_agents') {
-    if (pins.some((p) => p !== source)) return { problem: `task_source "${source}": a dataset declared by agent "${source}" pins agent ${pins.join(', ')}, but its rows go to the declaring agent; drop the pin, or declare the dataset on the resources server` };
+    if (pins.some((p) => p !== source))
+      return {
+        problem: `task_source "${source}": a dataset declared by agent "${source}" pins agent ${pins.join(', ')}, but its rows go to the declaring agent; drop the pin, or declare the dataset on the resources server`,
+      };
     return { agent: source };
   }
   if (type !== 'resources_servers') return { problem: `task_source "${source}" is a ${type} instance; only agents and resources servers declare datasets` };
-  const candidates = [...graph.agents.values()].filter((a) => a.resourcesServer === source).map((a) => a.name).sort();
-  if (pins.length > 1) return { problem: `task_source "${source}": its datasets pin different agents (${pins.join(', ')}), which task_source alone cannot tell apart; pass +agent_map={${source}: <agent>}` };
+  const candidates = [...graph.agents.values()]
+    .filter((a) => a.resourcesServer === source)
+    .map((a) => a.name)
+    .sort();
+  if (pins.length > 1)
+    return { problem: `task_source "${source}": its datasets pin different agents (${pins.join(', ')}), which task_source alone cannot tell apart; pass +agent_map={${source}: <agent>}` };
   if (pins.length === 1) {
-    if (!candidates.includes(pins[0]!)) return { problem: `task_source "${source}": its datasets pin agent "${pins[0]}", which is not an agent bound to resources server "${source}" (bound: ${candidates.join(', ') || 'none'})` };
+    if (!candidates.includes(pins[0]!))
+      return { problem: `task_source "${source}": its datasets pin agent "${pins[0]}", which is not an agent bound to resources server "${source}" (bound: ${candidates.join(', ') || 'none'})` };
     return { agent: pins[0]! };
   }
   if (candidates.length === 0) return { problem: `task_source "${source}": no agent of the configuration has resources_server ${source}; add one, or route it with +agent_map={${source}: <agent>}` };
-  if (candidates.length > 1) return { problem: `task_source "${source}": ${candidates.length} agents are bound to it (${candidates.join(', ')}); pin one with \`agent:\` on the dataset, or pass +agent_map={${source}: <agent>}` };
+  if (candidates.length > 1)
+    return {
+      problem: `task_source "${source}": ${candidates.length} agents are bound to it (${candidates.join(', ')}); pin one with \`agent:\` on the dataset, or pass +agent_map={${source}: <agent>}`,
+    };
   return { agent: candidates[0]! };
 }
 
@@ -168,11 +186,15 @@ export function routeRows(rows: readonly Record<string, unknown>[], settings: Ro
   for (const resolved of sources.values()) if ('problem' in resolved) problems.push(resolved.problem);
   problems.push(...envProblems);
   if (missing.length) {
-    problems.push(`no agent for line(s) ${listed(missing)}: they have neither agent_ref nor task_source; pass +agent_name=<agent> (or +agent_map={_default: <agent>}), or collate the data with gym dataset collate`);
+    problems.push(
+      `no agent for line(s) ${listed(missing)}: they have neither agent_ref nor task_source; pass +agent_name=<agent> (or +agent_map={_default: <agent>}), or collate the data with gym dataset collate`,
+    );
   }
   if (overridden.size) warnings.push(`agent_map re-routed rows away from the agent_ref they carry: ${[...overridden].sort().join(', ')}`);
   if (legacy) {
-    warnings.push(`${legacy} row(s) are routed by the agent_ref they carry, without a task_source: this is deprecated; collate the data again with gym dataset collate (it stamps task_source), or route them with +agent_map`);
+    warnings.push(
+      `${legacy} row(s) are routed by the agent_ref they carry, without a task_source: this is deprecated; collate the data again with gym dataset collate (it stamps task_source), or route them with +agent_map`,
+    );
   }
   return { rows: out, problems: dedupe(problems), warnings };
 }

@@ -1,17 +1,6 @@
 // The contract a sandbox provider (local bubblewrap, Docker, Apptainer, E2B, OpenSandbox) fulfils, so a
 // rollout's steps, the harness adapters and `gym sandbox list|gc` never know which one runs their code.
-import type {
-  CommandStatus,
-  ExecRequest,
-  ExecResult,
-  FileEntry,
-  ProviderName,
-  PtyRequest,
-  SandboxInfo,
-  SandboxLabels,
-  SandboxSpec,
-  SandboxState,
-} from './schema';
+import type { CommandStatus, ExecRequest, ExecResult, FileEntry, ProviderName, PtyRequest, SandboxInfo, SandboxLabels, SandboxSpec, SandboxState } from './schema';
 
 export type OutputStream = 'stdout' | 'stderr';
 

@@ -59,9 +59,7 @@ export const SandboxSpec = z.strictObject({
    * Host folders or files shown inside (a harness's installed CLI and its Node, a task's repository):
    * read-only unless `writable`. Providers without a host (e2b, opensandbox) upload them instead.
    */
-  mounts: z
-    .array(z.strictObject({ hostPath: z.string().startsWith('/'), path: z.string().startsWith('/'), writable: z.boolean().default(false) }))
-    .default([]),
+  mounts: z.array(z.strictObject({ hostPath: z.string().startsWith('/'), path: z.string().startsWith('/'), writable: z.boolean().default(false) })).default([]),
   /** Run as this user inside (docker's `--user`); default the provider's unprivileged user. */
   user: z.string().min(1).optional(),
   labels: SandboxLabels,

@@ -156,8 +156,6 @@ export const ModelCallRecord = z.looseObject({
   /** The model's `sampling_overrides`, forced onto this call over what the caller sent. */
   sampling_overrides: z.record(z.string(), z.unknown()).optional(),
   routing: CallRouting.optional(),
-  tokens: z
-    .object({ prompt_token_ids: z.array(z.number().int()), generation_token_ids: z.array(z.number().int()), generation_log_probs: z.array(z.number()) })
-    .optional(),
+  tokens: z.object({ prompt_token_ids: z.array(z.number().int()), generation_token_ids: z.array(z.number().int()), generation_log_probs: z.array(z.number()) }).optional(),
 });
 export type ModelCallRecord = z.infer<typeof ModelCallRecord>;

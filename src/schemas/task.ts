@@ -7,7 +7,10 @@ export const TaskRow = z.looseObject({
   responses_create_params: ResponseCreateParams,
   agent_ref: z.looseObject({ name: z.string() }).optional(),
   _ng_task_index: z.number().int().nonnegative().optional(),
-  _ng_rollout_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional(),
+  _ng_rollout_id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)
+    .optional(),
 });
 export type TaskRow = z.infer<typeof TaskRow>;
 

@@ -14,7 +14,14 @@ export function liveJobs(ids: readonly string[], env: NodeJS.ProcessEnv = proces
   if (ids.length === 0) return Promise.resolve([]);
   return new Promise((resolve) => {
     execFile('squeue', ['-h', '-o', '%i', '-j', ids.join(',')], { env, timeout: SBATCH_TIMEOUT_MS }, (error, stdout) => {
-      resolve(error ? [] : String(stdout).split('\n').map((l) => l.trim()).filter((id) => ids.includes(id)));
+      resolve(
+        error
+          ? []
+          : String(stdout)
+              .split('\n')
+              .map((l) => l.trim())
+              .filter((id) => ids.includes(id)),
+      );
     });
   });
 }
@@ -26,7 +33,12 @@ export function sbatch(scriptPath: string, env: NodeJS.ProcessEnv = process.env)
       if (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
-          return reject(new GymError('SETUP_FAILED', 'sbatch is not on PATH: run gym eval submit on a Slurm login node (or install Slurm, e.g. bash scripts/setup-slurm.sh); --dry-run prints the script without it'));
+          return reject(
+            new GymError(
+              'SETUP_FAILED',
+              'sbatch is not on PATH: run gym eval submit on a Slurm login node (or install Slurm, e.g. bash scripts/setup-slurm.sh); --dry-run prints the script without it',
+            ),
+          );
         }
         const said = String(stderr).trim() || error.message;
         return reject(new GymError('SETUP_FAILED', `sbatch refused the job: ${said}`, [`the script is kept in ${scriptPath}`]));

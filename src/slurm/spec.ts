@@ -22,7 +22,10 @@ export const SlurmAllocation = z.strictObject({
   /** GPUs each node is allocated (`--gpus-per-node`); 0 asks for none. */
   gpus_per_node: z.number().int().min(0).max(64),
   cpus_per_node: z.number().int().min(1).optional(),
-  mem: z.string().regex(/^\d+[KMGT]?$/, 'a Slurm memory size, e.g. 64G').optional(),
+  mem: z
+    .string()
+    .regex(/^\d+[KMGT]?$/, 'a Slurm memory size, e.g. 64G')
+    .optional(),
   /** Further `#SBATCH` directives, each one option as sbatch takes it (`--constraint=h100`). */
   extra: z.array(z.string().regex(/^--?[A-Za-z][^\n]*$/, 'one sbatch option, starting with - or --')).default([]),
   /** Seconds before the time limit at which Slurm signals the job (`--signal=B:USR1@S`) to queue its successor. */

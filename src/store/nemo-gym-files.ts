@@ -113,19 +113,22 @@ export async function writeNemoGymFiles(input: RunFilesInput): Promise<void> {
   const named = new Set(input.failures.map((f) => f._ng_task_index));
   const byIndex = new Map<number, Row>();
   const byLine = new Map<number, { task: Row; index: number; rollout: number }>();
-  await writeLines(path.join(runDir, NEMO_GYM_FILES.materializedInputs), (async function* () {
-    for await (const { index, line, task } of tasksOf(runDir)) {
-      const agentRef = agentRefOf(task);
-      // A line of one repeat is that repeat alone.
-      if (typeof task._ng_rollout_index === 'number') {
-        if (named.has(line)) byLine.set(line, { task, index, rollout: task._ng_rollout_index });
-        yield materializedRow(task, index, task._ng_rollout_index, agentRef);
-      } else {
-        if (named.has(index)) byIndex.set(index, task);
-        for (let r = 0; r < numRepeats; r++) yield materializedRow(task, index, r, agentRef);
+  await writeLines(
+    path.join(runDir, NEMO_GYM_FILES.materializedInputs),
+    (async function* () {
+      for await (const { index, line, task } of tasksOf(runDir)) {
+        const agentRef = agentRefOf(task);
+        // A line of one repeat is that repeat alone.
+        if (typeof task._ng_rollout_index === 'number') {
+          if (named.has(line)) byLine.set(line, { task, index, rollout: task._ng_rollout_index });
+          yield materializedRow(task, index, task._ng_rollout_index, agentRef);
+        } else {
+          if (named.has(index)) byIndex.set(index, task);
+          for (let r = 0; r < numRepeats; r++) yield materializedRow(task, index, r, agentRef);
+        }
       }
-    }
-  })());
+    })(),
+  );
   await writeLines(
     path.join(runDir, NEMO_GYM_FILES.failures),
     input.failures.map((f) => {

@@ -57,7 +57,8 @@ export function readLine(kind: ResultKind, buf: Buffer, start: number, end: numb
   if (!record) return undefined;
   const entry = recordEntry(kind, record);
   // A line an older version wrote may lack a usable value; its id still counts.
-  if (typeof entry === 'string') return typeof record._ng_rollout_id === 'string' ? (kind === 'rollout' ? { id: record._ng_rollout_id, value: 0 } : { id: record._ng_rollout_id, value: 'internal', attempt: 0 }) : undefined;
+  if (typeof entry === 'string')
+    return typeof record._ng_rollout_id === 'string' ? (kind === 'rollout' ? { id: record._ng_rollout_id, value: 0 } : { id: record._ng_rollout_id, value: 'internal', attempt: 0 }) : undefined;
   return entry;
 }
 
@@ -65,9 +66,7 @@ export function readLine(kind: ResultKind, buf: Buffer, start: number, end: numb
 export function parseRecord(buf: Buffer, start: number, end: number): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(buf.toString('utf8', start, end));
-    return value && typeof value === 'object' && !Array.isArray(value) && typeof (value as Record<string, unknown>)._ng_rollout_id === 'string'
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return value && typeof value === 'object' && !Array.isArray(value) && typeof (value as Record<string, unknown>)._ng_rollout_id === 'string' ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

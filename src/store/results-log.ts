@@ -231,7 +231,10 @@ class LogCore {
           const retry = e instanceof Fenced || e instanceof RotationLost || (e as NodeJS.ErrnoException).code === 'ENOENT';
           if (!retry) throw e;
           if (attempt >= MAX_ATTEMPTS) {
-            throw new GymError('INTERNAL', `could not write the results in ${this.dir}: lost the results lock ${attempt} times in a row (${(e as Error).message || 'lock taken over'}); is the lease (${this.leaseMs} ms) shorter than a write?`);
+            throw new GymError(
+              'INTERNAL',
+              `could not write the results in ${this.dir}: lost the results lock ${attempt} times in a row (${(e as Error).message || 'lock taken over'}); is the lease (${this.leaseMs} ms) shorter than a write?`,
+            );
           }
         } finally {
           lock?.release();
@@ -321,7 +324,11 @@ class LogCore {
     await this.closeHandles();
     this.index.reset('rollout');
     this.index.reset('failure');
-    await rotateResults(KINDS.map((kind) => ({ kind, file: this.paths[kind] })), lock.token, () => lock.touch());
+    await rotateResults(
+      KINDS.map((kind) => ({ kind, file: this.paths[kind] })),
+      lock.token,
+      () => lock.touch(),
+    );
   }
 
   /**
@@ -365,10 +372,16 @@ class LogCore {
     return this.locked(async ({ lock, handles }) => {
       for (const kind of KINDS) {
         const { size } = fstatSync(handles[kind].fd);
-        await scanLines(handles[kind], 0, size, (buf, start, end) => {
-          const record = parseRecord(buf, start, end);
-          if (record) onRecord(kind, record);
-        }, () => lock.touch());
+        await scanLines(
+          handles[kind],
+          0,
+          size,
+          (buf, start, end) => {
+            const record = parseRecord(buf, start, end);
+            if (record) onRecord(kind, record);
+          },
+          () => lock.touch(),
+        );
       }
     });
   }

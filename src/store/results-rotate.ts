@@ -55,7 +55,11 @@ async function rotateOne({ kind, file }: RotateTarget, seen: Set<string>, token:
     } catch (e) {
       await rm(tmp, { force: true });
       // Put the file back where readers expect it; its records are unchanged.
-      if (moved) await link(mine, file).then(() => rm(mine, { force: true }), () => {});
+      if (moved)
+        await link(mine, file).then(
+          () => rm(mine, { force: true }),
+          () => {},
+        );
       if (isDiskFull(e)) throw diskFullError(file, e);
       throw e;
     }
@@ -134,7 +138,7 @@ async function copyRecords(kind: ResultKind, sources: string[], tmp: string, ids
 }
 
 async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
-  for (let off = 0; off < buf.length; ) {
+  for (let off = 0; off < buf.length;) {
     const { bytesWritten } = await fh.write(buf, off, buf.length - off);
     if (bytesWritten === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
     off += bytesWritten;

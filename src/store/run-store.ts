@@ -13,15 +13,31 @@ const taskOffsets = new Map<string, { mtimeMs: number; offsets: number[] }>();
 export class RunStore {
   constructor(readonly dir: string) {}
 
-  get manifestPath() { return path.join(this.dir, 'manifest.json'); }
-  get tasksPath() { return path.join(this.dir, 'tasks.jsonl'); }
-  get rolloutsPath() { return path.join(this.dir, 'rollouts.jsonl'); }
-  get failuresPath() { return path.join(this.dir, 'failures.jsonl'); }
-  get metricsPath() { return path.join(this.dir, 'metrics.json'); }
-  get taskMetricsPath() { return path.join(this.dir, 'task_metrics.jsonl'); }
+  get manifestPath() {
+    return path.join(this.dir, 'manifest.json');
+  }
+  get tasksPath() {
+    return path.join(this.dir, 'tasks.jsonl');
+  }
+  get rolloutsPath() {
+    return path.join(this.dir, 'rollouts.jsonl');
+  }
+  get failuresPath() {
+    return path.join(this.dir, 'failures.jsonl');
+  }
+  get metricsPath() {
+    return path.join(this.dir, 'metrics.json');
+  }
+  get taskMetricsPath() {
+    return path.join(this.dir, 'task_metrics.jsonl');
+  }
 
-  workDir(rolloutId: string) { return path.join(this.dir, 'work', rolloutId); }
-  modelCallPath(rolloutId: string, callId: string) { return path.join(this.dir, 'model_calls', rolloutId, `${callId}.json`); }
+  workDir(rolloutId: string) {
+    return path.join(this.dir, 'work', rolloutId);
+  }
+  modelCallPath(rolloutId: string, callId: string) {
+    return path.join(this.dir, 'model_calls', rolloutId, `${callId}.json`);
+  }
 
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true });

@@ -32,7 +32,7 @@ function decodeLines(bytes: Buffer): DecodedText {
   } catch {
     const lines: string[] = [];
     const notUtf8 = new Set<number>();
-    for (let start = 0; start <= bytes.length; ) {
+    for (let start = 0; start <= bytes.length;) {
       const nl = bytes.indexOf(0x0a, start);
       const end = nl < 0 ? bytes.length : nl;
       try {

@@ -24,9 +24,7 @@ export function temporalSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): T
     address: env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS,
     namespace: env.TEMPORAL_NAMESPACE ?? 'default',
     embedded: !env.TEMPORAL_ADDRESS,
-    tls: tlsWanted
-      ? { certPath: env.TEMPORAL_TLS_CERT, keyPath: env.TEMPORAL_TLS_KEY, caPath: env.TEMPORAL_TLS_CA, serverName: env.TEMPORAL_TLS_SERVER_NAME }
-      : undefined,
+    tls: tlsWanted ? { certPath: env.TEMPORAL_TLS_CERT, keyPath: env.TEMPORAL_TLS_KEY, caPath: env.TEMPORAL_TLS_CA, serverName: env.TEMPORAL_TLS_SERVER_NAME } : undefined,
     apiKeyEnv: env.TEMPORAL_API_KEY ? 'TEMPORAL_API_KEY' : undefined,
   };
 }

@@ -58,7 +58,6 @@ function splitAddress(address: string): [string, number] {
   return [address.slice(0, i) || '127.0.0.1', Number(address.slice(i + 1))];
 }
 
-
 export async function readServerInfo(dir = path.join(stateDir(), 'temporal')): Promise<ServerInfo | undefined> {
   try {
     return ServerInfo.parse(JSON.parse(await readFile(infoFile(dir), 'utf8')));
@@ -85,16 +84,23 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<Serve
   const logFile = path.join(dir, 'temporal-server.log');
   const uiPort = opts.uiPort === undefined ? port + 1000 : opts.uiPort;
   const args = [
-    'server', 'start-dev',
-    '--ip', host,
-    '--port', String(port),
+    'server',
+    'start-dev',
+    '--ip',
+    host,
+    '--port',
+    String(port),
     ...(opts.httpPort === undefined ? [] : ['--http-port', String(opts.httpPort)]),
     ...(opts.metricsPort === undefined ? [] : ['--metrics-port', String(opts.metricsPort)]),
-    '--db-filename', dbFile,
+    '--db-filename',
+    dbFile,
     // WAL keeps writes fast; NORMAL still survives a killed process (only power loss can lose the tail).
-    '--sqlite-pragma', 'journal_mode=WAL',
-    '--sqlite-pragma', 'synchronous=NORMAL',
-    '--log-level', 'warn',
+    '--sqlite-pragma',
+    'journal_mode=WAL',
+    '--sqlite-pragma',
+    'synchronous=NORMAL',
+    '--log-level',
+    'warn',
     ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort)]),
     ...SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ...Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),

@@ -6,7 +6,10 @@ import { z } from 'zod';
 export const SpanLine = z.object({
   trace_id: z.string().regex(/^[0-9a-f]{32}$/),
   span_id: z.string().regex(/^[0-9a-f]{16}$/),
-  parent_span_id: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+  parent_span_id: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
   name: z.string(),
   /** OpenTelemetry's SpanKind: internal, server, client, producer, consumer. */
   kind: z.enum(['internal', 'server', 'client', 'producer', 'consumer']),

@@ -9,7 +9,9 @@ import { SpanLine } from './span-line';
 async function* spanLines(runDir: string): AsyncGenerator<SpanLine> {
   const dir = path.join(runDir, TRACES_FOLDER);
   if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort()) {
     for await (const text of createInterface({ input: createReadStream(path.join(dir, name)), crlfDelay: Infinity })) {
       if (!text.trim()) continue;
       let value: unknown;

@@ -118,7 +118,10 @@ async function refuseEvaluationOnly(runDir: string): Promise<void> {
   if (typeof name !== 'string') return;
   const harness = getHarness(name, `${runDir}/manifest.json: config.env.harness.name`);
   if (!harness.trainable) {
-    throw new GymError('BAD_INPUT', `run ${runDir} was played by harness ${name}, which is evaluation-only: its model calls do not rebuild into training responses with exact token ids; train with pi, opencode, codex, claude-code, kilo or openclaw`);
+    throw new GymError(
+      'BAD_INPUT',
+      `run ${runDir} was played by harness ${name}, which is evaluation-only: its model calls do not rebuild into training responses with exact token ids; train with pi, opencode, codex, claude-code, kilo or openclaw`,
+    );
   }
 }
 

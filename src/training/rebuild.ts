@@ -167,9 +167,20 @@ function finalCall(nodes: Node[], roots: Node[], outcome: EpisodeOutcome): Node 
   const last = outcome.kept_call_ids.at(-1);
   const lastNode = last === undefined ? undefined : nodes.find((n) => n.call.call_id === last);
   if (lastNode) witnesses.push(['last turn', lastNode]);
-  const byResponseId = outcome.response_id && outcome.response_id !== 'resp_none' ? oneCandidate(nodes.filter((n) => n.call.response_id === outcome.response_id), kept) : undefined;
+  const byResponseId =
+    outcome.response_id && outcome.response_id !== 'resp_none'
+      ? oneCandidate(
+          nodes.filter((n) => n.call.response_id === outcome.response_id),
+          kept,
+        )
+      : undefined;
   if (byResponseId) witnesses.push(['response id', byResponseId]);
-  const byContent = outcome.final_turn_key ? oneCandidate(nodes.filter((n) => n.call.answer_key === outcome.final_turn_key), kept) : undefined;
+  const byContent = outcome.final_turn_key
+    ? oneCandidate(
+        nodes.filter((n) => n.call.answer_key === outcome.final_turn_key),
+        kept,
+      )
+    : undefined;
   if (byContent) witnesses.push(['transcript', byContent]);
   if (witnesses.length) {
     const [, named] = witnesses[0]!;
@@ -181,7 +192,13 @@ function finalCall(nodes: Node[], roots: Node[], outcome: EpisodeOutcome): Node 
   const superseded = (n: Node) => !n.children.length && siblings(n).some((s) => s !== n && s.children.length > 0 && sameTokens(s.tokens.prompt_token_ids, n.tokens.prompt_token_ids));
   const ends = nodes.filter((n) => !n.children.length && !superseded(n));
   if (roots.filter((n) => !superseded(n)).length === 1 && ends.length === 1) return ends[0]!;
-  throw new Masked('final_call_ambiguous', `nothing names the final call and ${ends.length} calls end a chain (${ends.sort(byTime).map((n) => n.call.call_id).join(', ')})`);
+  throw new Masked(
+    'final_call_ambiguous',
+    `nothing names the final call and ${ends.length} calls end a chain (${ends
+      .sort(byTime)
+      .map((n) => n.call.call_id)
+      .join(', ')})`,
+  );
 }
 
 function rootOf(node: Node): Node {
@@ -216,10 +233,17 @@ function assemble(path: Node[]): Pick<TrainingRecord, 'prompt_token_ids' | 'resp
     const { prompt_token_ids: prompt, generation_token_ids: generation, generation_log_probs: lp } = node.tokens;
     // Tokens between calls (tool results, the next turn's headers) were not sampled: mask 0, log-prob 0,
     // as NeMo RL fills the log-probs of non-assistant messages.
-    for (let i = seen; i < prompt.length; i++) ids.push(prompt[i]!), mask.push(0), logProbs.push(0);
+    for (let i = seen; i < prompt.length; i++) (ids.push(prompt[i]!), mask.push(0), logProbs.push(0));
     const start = ids.length;
-    for (let i = 0; i < generation.length; i++) ids.push(generation[i]!), mask.push(1), logProbs.push(lp[i]!);
-    calls.push({ call_id: node.call.call_id, step: node.call.step, attempt: node.call.attempt, interstitial_tokens: prompt.length - seen, generation_start: start, generation_tokens: generation.length });
+    for (let i = 0; i < generation.length; i++) (ids.push(generation[i]!), mask.push(1), logProbs.push(lp[i]!));
+    calls.push({
+      call_id: node.call.call_id,
+      step: node.call.step,
+      attempt: node.call.attempt,
+      interstitial_tokens: prompt.length - seen,
+      generation_start: start,
+      generation_tokens: generation.length,
+    });
     seen = node.cumulativeLength;
   }
   return { prompt_token_ids: [...path[0]!.tokens.prompt_token_ids], response_token_ids: ids, response_mask: mask, response_log_probs: logProbs, calls };
@@ -251,9 +275,15 @@ export function rebuildEpisode(input: EpisodeInput): TrainingRecord {
     if (!nodes.length) throw new Masked('no_calls', calls.length ? 'no call of the rollout generated tokens' : 'the call log holds no call of this rollout');
     // Only the agent's turns that generated tokens can claim a parent; a dropped turn leaves its successor to the prefix match.
     const usable = new Set(nodes.map((n) => n.call.call_id));
-    const roots = link(nodes, outcome.kept_call_ids.filter((id) => usable.has(id)));
+    const roots = link(
+      nodes,
+      outcome.kept_call_ids.filter((id) => usable.has(id)),
+    );
     chains = roots.length;
-    compacted = nodes.filter((n) => n.call.compaction).sort(byTime).map((n) => ({ call_id: n.call.call_id, step: n.call.step, new_chain: !n.parent }));
+    compacted = nodes
+      .filter((n) => n.call.compaction)
+      .sort(byTime)
+      .map((n) => ({ call_id: n.call.call_id, step: n.call.step, new_chain: !n.parent }));
     const final = finalCall(nodes, roots, outcome);
     const path: Node[] = [];
     for (let n: Node | undefined = final; n; n = n.parent) path.unshift(n);

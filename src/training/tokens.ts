@@ -39,7 +39,10 @@ export function checkBundle(carrier: Record<string, unknown>, where: string): Bu
   if (missing.length) return { kind: 'bad', detail: `${where} has ${FIELDS.filter((f) => !missing.includes(f)).join(', ')} but no ${missing.join(', ')}` };
   for (const f of FIELDS) if (!Array.isArray(carrier[f])) return { kind: 'bad', detail: `${where}.${f} is not an array` };
   const [prompt, generation, logProbs] = FIELDS.map((f) => carrier[f] as unknown[]) as [unknown[], unknown[], unknown[]];
-  for (const [field, values] of [['prompt_token_ids', prompt], ['generation_token_ids', generation]] as const) {
+  for (const [field, values] of [
+    ['prompt_token_ids', prompt],
+    ['generation_token_ids', generation],
+  ] as const) {
     const at = badId(values);
     if (at >= 0) return { kind: 'bad', detail: `${where}.${field}[${at}] is ${JSON.stringify(values[at]) ?? 'undefined'}, not a token id` };
   }

@@ -105,7 +105,12 @@ describe('gym api serve', () => {
 
   it('starts a configured multi-agent run from what gym eval run --config takes, and refuses a bad one as the CLI does', async () => {
     // Two rows of each environment, stamped with the task_source gym dataset collate gives them.
-    const rowsOf = (file: string, source: string) => readFileSync(path.join(ROOT, 'tests/fixtures/nemo-gym', file), 'utf8').split('\n').filter(Boolean).slice(0, 2).map((l) => ({ ...JSON.parse(l), task_source: source }));
+    const rowsOf = (file: string, source: string) =>
+      readFileSync(path.join(ROOT, 'tests/fixtures/nemo-gym', file), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .slice(0, 2)
+        .map((l) => ({ ...JSON.parse(l), task_source: source }));
     const input = path.join(await tempDir('gymflow-api-config-'), 'rows.jsonl');
     const rows = [...rowsOf('mcqa/example.jsonl', 'mcqa_simple_agent'), ...rowsOf('string_match/example.jsonl', 'string_match'), ...rowsOf('example_multi_step/example.jsonl', 'example_multi_step')];
     await writeFile(input, rows.map((r) => JSON.stringify(r) + '\n').join(''));
@@ -128,16 +133,32 @@ describe('gym api serve', () => {
     expect(error.details).toHaveLength(2);
     expect(`gym: ${error.message}\n${error.details.map((d) => `  ${d}\n`).join('')}`).toBe(cli.stderr);
     // What only a configured run takes is refused without config_paths, naming the field.
-    const stray = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ env: 'mcqa', model: 'mock', input: MCQA, split: 'benchmark' }) });
+    const stray = await fetch(`${api.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ env: 'mcqa', model: 'mock', input: MCQA, split: 'benchmark' }),
+    });
     expect(stray.status).toBe(400);
     expect(await stray.json()).toEqual({ error: { code: 'BAD_INPUT', message: 'split goes with config_paths (a NeMo Gym configuration)', field: 'split' } });
     // A key written into an override is refused before the request is kept anywhere; a reference is not.
     const ledger = readdirSync(runsDir);
-    const inline = await fetch(`${api.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ config_paths: [CONFIG], input, model: 'mock', request_id: 'inline-key', overrides: [FAN_OUT, '++policy_model.responses_api_models.openai_model.openai_api_key=sk-inline-9f3e1a'] }) });
+    const inline = await fetch(`${api.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        config_paths: [CONFIG],
+        input,
+        model: 'mock',
+        request_id: 'inline-key',
+        overrides: [FAN_OUT, '++policy_model.responses_api_models.openai_model.openai_api_key=sk-inline-9f3e1a'],
+      }),
+    });
     expect(inline.status).toBe(400);
     const refused = (await inline.json()) as { error: { message: string; field: string } };
     expect(refused.error.field).toBe('overrides');
-    expect(refused.error.message).toBe('overrides[1] sets policy_model.responses_api_models.openai_model.openai_api_key to a value: a request passes a key by reference (policy_model.responses_api_models.openai_model.openai_api_key=${env:VAR}, with VAR allowed by --allow-secret-env), never inline, since requests are kept in the request ledger');
+    expect(refused.error.message).toBe(
+      'overrides[1] sets policy_model.responses_api_models.openai_model.openai_api_key to a value: a request passes a key by reference (policy_model.responses_api_models.openai_model.openai_api_key=${env:VAR}, with VAR allowed by --allow-secret-env), never inline, since requests are kept in the request ledger',
+    );
     expect(readdirSync(runsDir)).toEqual(ledger);
     for (const text of [...textsUnder(runsDir), ...textsUnder(stateDir), api.log()]) expect(text).not.toContain('sk-inline-9f3e1a');
   }, 240_000);
@@ -148,7 +169,11 @@ describe('gym api serve', () => {
       const file = path.join(dir, `${name}.yaml`);
       const config = {
         mcqa: { resources_servers: { mcqa: { entrypoint: 'app.py' } } },
-        mcqa_simple_agent: { responses_api_agents: { simple_agent: { entrypoint: 'app.py', resources_server: { type: 'resources_servers', name: 'mcqa' }, model_server: { type: 'responses_api_models', name: 'keyed_model' } } } },
+        mcqa_simple_agent: {
+          responses_api_agents: {
+            simple_agent: { entrypoint: 'app.py', resources_server: { type: 'resources_servers', name: 'mcqa' }, model_server: { type: 'responses_api_models', name: 'keyed_model' } },
+          },
+        },
         keyed_model: { responses_api_models: { openai_model: { entrypoint: 'app.py', openai_base_url: upstream.url, openai_api_key: key, openai_model: 'keyed-test-model' } } },
       };
       await writeFile(file, JSON.stringify(config)); // JSON is YAML
@@ -157,7 +182,15 @@ describe('gym api serve', () => {
     const FIRST = 'sk-first-request-key-5b1f0c';
     const SECOND = 'sk-second-request-key-9e27d4';
     const input = path.join(dir, 'rows.jsonl');
-    await writeFile(input, readFileSync(MCQA, 'utf8').split('\n').filter(Boolean).slice(0, 1).map((l) => JSON.stringify({ ...JSON.parse(l), task_source: 'mcqa_simple_agent' }) + '\n').join(''));
+    await writeFile(
+      input,
+      readFileSync(MCQA, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .slice(0, 1)
+        .map((l) => JSON.stringify({ ...JSON.parse(l), task_source: 'mcqa_simple_agent' }) + '\n')
+        .join(''),
+    );
     const gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
     const started = await gym.startRun({ config_paths: [await configWith('first', FIRST)], input }, { idempotencyKey: 'keyed-first' });
     const end = await gym.waitForEnd(started.run_id);

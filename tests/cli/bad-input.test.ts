@@ -108,7 +108,13 @@ describe('gym eval run refuses bad rows, naming the line', () => {
   });
 
   it('names the item and field of a bad input item', async () => {
-    const input = inputFile('item.jsonl', mcqaRow([{ role: 'user', content: 'a' }, { role: 'usr', content: 'b' }]) + '\n');
+    const input = inputFile(
+      'item.jsonl',
+      mcqaRow([
+        { role: 'user', content: 'a' },
+        { role: 'usr', content: 'b' },
+      ]) + '\n',
+    );
     expectRefused(await run(['--input', input, '--output', path.join(dir, 'r3')]), 3, /line 1: responses_create_params\.input\[1\]\.role: .*got "usr"/);
   });
 

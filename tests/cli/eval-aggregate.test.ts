@@ -50,7 +50,10 @@ describe('gym eval aggregate', () => {
   it('names every line that cannot be aggregated and writes nothing (exit 3)', async () => {
     const dir = await tempDir('gymflow-aggregate-');
     const file = path.join(dir, 'bad.jsonl');
-    writeFileSync(file, ['{"reward": 1}', 'not json', '{"reward": "x"}', '[1]', '', '{"reward": 1, "_ng_task_index": -1}', '{"agent_ref": {"name": "a"}}', '{"reward": 0, "mask_sample": "no"}'].join('\n') + '\n');
+    writeFileSync(
+      file,
+      ['{"reward": 1}', 'not json', '{"reward": "x"}', '[1]', '', '{"reward": 1, "_ng_task_index": -1}', '{"agent_ref": {"name": "a"}}', '{"reward": 0, "mask_sample": "no"}'].join('\n') + '\n',
+    );
     const r = await gymHere(['eval', 'aggregate', file]);
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(

@@ -72,4 +72,3 @@ describe('gym eval run refuses bad input before starting anything', () => {
     nothingStarted();
   });
 });
-

@@ -31,9 +31,26 @@ describe('exit status by coverage', () => {
     const closedPort = await reservePort(); // nothing listens there: every model call is refused
     const out = path.join(await tempDir(), 'dead-endpoint');
     const args = [
-      'eval', 'run', '--env', 'example_multi_step', '--input', EXAMPLE, '--output', out, '--limit', '3',
-      '--model', 'openai', '--model-name', 'gpt-test', '--model-url', `http://127.0.0.1:${closedPort}/v1`,
-      '--api-key-env', 'GYMFLOW_TEST_DUMMY_KEY', '--max-attempts', '1',
+      'eval',
+      'run',
+      '--env',
+      'example_multi_step',
+      '--input',
+      EXAMPLE,
+      '--output',
+      out,
+      '--limit',
+      '3',
+      '--model',
+      'openai',
+      '--model-name',
+      'gpt-test',
+      '--model-url',
+      `http://127.0.0.1:${closedPort}/v1`,
+      '--api-key-env',
+      'GYMFLOW_TEST_DUMMY_KEY',
+      '--max-attempts',
+      '1',
     ];
     const r = await gym(args, env, { timeoutMs: 300_000 });
     expect(r.code, r.stderr).toBe(ERROR_CODES.INCOMPLETE);
@@ -68,9 +85,28 @@ describe('exit status by coverage', () => {
       const port = (silent.address() as net.AddressInfo).port;
       const out = path.join(await tempDir(), 'silent-endpoint');
       const args = [
-        'eval', 'run', '--env', 'example_multi_step', '--input', EXAMPLE, '--output', out, '--limit', '2',
-        '--model', 'openai', '--model-name', 'gpt-test', '--model-url', `http://127.0.0.1:${port}/v1`,
-        '--api-key-env', 'GYMFLOW_TEST_DUMMY_KEY', '--max-attempts', '1', '--model-first-byte-timeout-ms', '400',
+        'eval',
+        'run',
+        '--env',
+        'example_multi_step',
+        '--input',
+        EXAMPLE,
+        '--output',
+        out,
+        '--limit',
+        '2',
+        '--model',
+        'openai',
+        '--model-name',
+        'gpt-test',
+        '--model-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--api-key-env',
+        'GYMFLOW_TEST_DUMMY_KEY',
+        '--max-attempts',
+        '1',
+        '--model-first-byte-timeout-ms',
+        '400',
       ];
       const r = await gym(args, env, { timeoutMs: 300_000 });
       expect(r.code, r.stderr).toBe(ERROR_CODES.INCOMPLETE);

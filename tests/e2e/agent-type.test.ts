@@ -25,10 +25,32 @@ describe('gym eval run --agent-type pi_agent', () => {
     const dir = await harnessRunDir('gymflow-agent-type-');
     const out = path.join(dir, 'run');
     const env = harnessRunEnv(server, dir);
-    const args = ['eval', 'run', '--config', CONFIG, '--env-yaml', '/dev/null', '--input', SWE_TASKS, '--limit', '2', '--agent-name', 'swe_repair_agent', '--agent-type', 'pi_agent', '--model', 'mock', '--output', out];
+    const args = [
+      'eval',
+      'run',
+      '--config',
+      CONFIG,
+      '--env-yaml',
+      '/dev/null',
+      '--input',
+      SWE_TASKS,
+      '--limit',
+      '2',
+      '--agent-name',
+      'swe_repair_agent',
+      '--agent-type',
+      'pi_agent',
+      '--model',
+      'mock',
+      '--output',
+      out,
+    ];
     const r = await gymHere(args, env);
     expect(r.code, r.stderr).toBe(0);
-    const records = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const records = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(2);
     for (const rec of records) {
       expect(rec._gf_harness.name).toBe('pi');

@@ -14,7 +14,11 @@ import { startTestServer, type TestServer } from '../helpers/temporal-server';
 import { expectTrainingMatchesCallLog, returnedTokens } from '../helpers/training-check';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
-const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const readJsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 let server: TestServer;
 /** The one real run every audit test reads: multi-turn, two repeats, shards continuing as new. */
@@ -89,7 +93,11 @@ describe('gym eval show, history and replay', () => {
     const shown = JSON.parse(r.stdout);
     expect(shown.history_source).toBe('fetched from Temporal');
     expect(shown.record.reward).toBe(record.reward);
-    expect(shown.calls.map((c: any) => c.call_id).sort()).toEqual(callsOf(id).map((c) => c.call_id).sort());
+    expect(shown.calls.map((c: any) => c.call_id).sort()).toEqual(
+      callsOf(id)
+        .map((c) => c.call_id)
+        .sort(),
+    );
     expect(shown.calls.map((c: any) => c.call_id).sort()).toEqual([...record._gf_model_call_ids].sort());
     // The history's steps: one per model turn, then verify, which recorded the same reward.
     expect(shown.history.steps).toHaveLength(record._gf_diagnostics.turns + 1);
@@ -129,7 +137,11 @@ describe('gym eval show, history and replay', () => {
 
     const summary = JSON.parse(readFileSync(path.join(dir, 'summary.json'), 'utf8'));
     const byId = new Map(summary.rollouts.map((s: any) => [s.rollout_id, s]));
-    expect([...byId.keys()].sort()).toEqual(records().map((x) => x._ng_rollout_id).sort());
+    expect([...byId.keys()].sort()).toEqual(
+      records()
+        .map((x) => x._ng_rollout_id)
+        .sort(),
+    );
     for (const rec of records()) {
       const s = byId.get(rec._ng_rollout_id) as any;
       expect(s).toMatchObject({ outcome: 'recorded', reward: rec.reward, stored: { file: 'rollouts.jsonl', reward: rec.reward } });

@@ -21,7 +21,13 @@ import { spawnWorker, waitFor } from '../helpers/worker-process';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 // Also read while the run writes: a line is only complete once its newline is there.
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l)) : []);
+const lines = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l))
+    : [];
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 let server: TestServer;
@@ -41,11 +47,35 @@ describe('gym eval retry-failures', () => {
   it('plays only sidecar rollouts again as new attempts, updating the files once, and is resumable when interrupted', async () => {
     const out = path.join(await tempDir(), 'retry');
     upstream.failWith(500, 'the upstream is overloaded');
-    const run = await gym([
-      'eval', 'run', '--env', 'example_single_tool_call', '--input', path.join(FIXTURES, 'example_single_tool_call/example.jsonl'), '--output', out,
-      '--limit', '2', '--num-repeats', '2', '--max-attempts', '1', '--count-as-zero', 'model_error',
-      '--model', 'openai', '--model-name', 'gpt-test', '--model-url', upstream.url, '--api-key-env', 'GYMFLOW_TEST_KEY',
-    ], env);
+    const run = await gym(
+      [
+        'eval',
+        'run',
+        '--env',
+        'example_single_tool_call',
+        '--input',
+        path.join(FIXTURES, 'example_single_tool_call/example.jsonl'),
+        '--output',
+        out,
+        '--limit',
+        '2',
+        '--num-repeats',
+        '2',
+        '--max-attempts',
+        '1',
+        '--count-as-zero',
+        'model_error',
+        '--model',
+        'openai',
+        '--model-name',
+        'gpt-test',
+        '--model-url',
+        upstream.url,
+        '--api-key-env',
+        'GYMFLOW_TEST_KEY',
+      ],
+      env,
+    );
     // Counted as zero, the failures are in the score (coverage 1) but stay in the sidecar only.
     expect(run.code).toBe(0);
     const first = json(path.join(out, 'metrics.json'));
@@ -87,7 +117,10 @@ describe('gym eval retry-failures', () => {
     child.kill('SIGINT');
     // Ctrl-C ends a follower that runs no worker too (it used to wait for the result for ever); a
     // signal just before its handler is installed ends it as well.
-    expect([[130, null], [null, 'SIGINT']]).toContainEqual(await exited);
+    expect([
+      [130, null],
+      [null, 'SIGINT'],
+    ]).toContainEqual(await exited);
     const resumed = await gym(['eval', 'resume', out], env);
     expect(resumed.code).toBe(0);
     const recorded = lines(path.join(out, 'rollouts.jsonl'));
@@ -108,7 +141,25 @@ describe('gym eval cancel and resume', () => {
   it('cancels gracefully as "cancelled" with the rest missing, then resumes it; a terminated run resumes too', async () => {
     const out = path.join(await tempDir(), 'cancel');
     const total = 30;
-    const args = ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', path.join(FIXTURES, 'example_multi_step/example.jsonl'), '--output', out, '--num-repeats', '6', '--concurrency', '2', '--mock-latency-ms', '200', '--detach'];
+    const args = [
+      'eval',
+      'run',
+      '--env',
+      'example_multi_step',
+      '--model',
+      'mock',
+      '--input',
+      path.join(FIXTURES, 'example_multi_step/example.jsonl'),
+      '--output',
+      out,
+      '--num-repeats',
+      '6',
+      '--concurrency',
+      '2',
+      '--mock-latency-ms',
+      '200',
+      '--detach',
+    ];
     expect((await gym(args, env)).code).toBe(0);
     const rollouts = () => lines(path.join(out, 'rollouts.jsonl'));
     const worker = spawnWorker(env, { runDir: out });

@@ -19,7 +19,10 @@ const recordedIds = (out: string): string[] => {
   const file = path.join(out, 'rollouts.jsonl');
   if (!existsSync(file)) return [];
   // Read while the run writes: a line is only complete once its newline is there.
-  return readFileSync(file, 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l)._ng_rollout_id);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l)._ng_rollout_id);
 };
 
 /** The command as a subprocess whose output can be watched while it runs. */
@@ -39,17 +42,36 @@ function gymLive(args: string[], env: Record<string, string>, timeoutMs: number)
     stderr: () => stderr,
     /** Waits for `check`, failing at once (with the output) if the command ends first. */
     async until(check: () => boolean, what: string, ms = 180_000) {
-      await waitFor(() => {
-        if (code !== undefined && !check()) throw new Error(`gym exited (${code}) before ${what}:\n${stdout}\n${stderr.slice(-3000)}`);
-        return check();
-      }, what, ms);
+      await waitFor(
+        () => {
+          if (code !== undefined && !check()) throw new Error(`gym exited (${code}) before ${what}:\n${stdout}\n${stderr.slice(-3000)}`);
+          return check();
+        },
+        what,
+        ms,
+      );
     },
   };
 }
 
 const runArgs = (out: string, extra: string[] = []) => [
-  'eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out,
-  '--num-repeats', String(REPEATS), '--concurrency', '2', '--mock-latency-ms', '200', ...extra,
+  'eval',
+  'run',
+  '--env',
+  'example_multi_step',
+  '--model',
+  'mock',
+  '--input',
+  EXAMPLE,
+  '--output',
+  out,
+  '--num-repeats',
+  String(REPEATS),
+  '--concurrency',
+  '2',
+  '--mock-latency-ms',
+  '200',
+  ...extra,
 ];
 
 describe('gym eval run through a Temporal outage', () => {

@@ -38,9 +38,11 @@ describe('gym eval against a running server', () => {
     const resumed = await gym(['eval', 'resume', out, '--concurrency', '6'], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/rollouts: 30\/30 recorded/);
-    const ids = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)._ng_rollout_id);
+    const ids = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)._ng_rollout_id);
     expect(new Set(ids).size).toBe(30);
     expect(ids).toHaveLength(30);
   }, 480_000); // a dozen `gym` subprocesses: each start takes seconds on a loaded machine
-
 });

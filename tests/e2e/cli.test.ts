@@ -19,14 +19,20 @@ describe('gym eval against a running server', () => {
 
   it('runs an eval to its metrics, then shows it in status and list', async () => {
     const out = path.join(await tempDir(), 'cli-run');
-    const r = await gym(['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--limit', '3', '--num-repeats', '2', '--mock-accuracy', '0.5', '--mock-latency-ms', '20'], env);
+    const r = await gym(
+      ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', EXAMPLE, '--output', out, '--limit', '3', '--num-repeats', '2', '--mock-accuracy', '0.5', '--mock-latency-ms', '20'],
+      env,
+    );
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/rollouts: 6\/6 recorded, 0 failed \(coverage 100.0%\) over 3 tasks/);
     expect(r.stdout).toMatch(/mean reward: \d\.\d{4}/);
     expect(r.stdout).toMatch(/pass@1=\d\.\d{4}\s+pass@2=\d\.\d{4}/);
     const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8'));
-    const rows = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(6);
     expect(metrics.mean_reward).toBeCloseTo(rows.reduce((a, x) => a + x.reward, 0) / 6);
     expectPlausibleDiagnostics(out, { environment: 'example_multi_step', modelLatencyMs: 20 });
@@ -51,5 +57,4 @@ describe('gym eval against a running server', () => {
     expect(clash.code).toBe(6);
     expect(clash.stderr).toMatch(/different configuration/);
   });
-
 });

@@ -22,7 +22,11 @@ const REPEATS = 3;
 
 function missingTool(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root to start a private dockerd (CI runs as root)';
-  for (const [tool, pkg] of [['dockerd', 'docker.io'], ['docker-compose', 'docker-compose'], ['mmdebstrap', 'mmdebstrap']]) {
+  for (const [tool, pkg] of [
+    ['dockerd', 'docker.io'],
+    ['docker-compose', 'docker-compose'],
+    ['mmdebstrap', 'mmdebstrap'],
+  ]) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
@@ -63,9 +67,19 @@ beforeAll(async () => {
   // run builds the parts for minutes.
   await run('bash', [path.join(ROOT, 'scripts/setup-compose.sh'), 'images'], { cwd: ROOT, env: { ...process.env, DOCKER_HOST: dockerHost }, timeout: 1_500_000, maxBuffer: 1 << 26 });
   const names = [
-    'POSTGRES_PORT', 'TEMPORAL_PORT', 'TEMPORAL_HTTP_PORT', 'TEMPORAL_HISTORY_PORT', 'TEMPORAL_MATCHING_PORT', 'TEMPORAL_WORKER_PORT',
-    'TEMPORAL_FRONTEND_MEMBERSHIP_PORT', 'TEMPORAL_HISTORY_MEMBERSHIP_PORT', 'TEMPORAL_MATCHING_MEMBERSHIP_PORT', 'TEMPORAL_WORKER_MEMBERSHIP_PORT',
-    'TEMPORAL_UI_PORT', 'GATEWAY_PORT', 'API_PORT',
+    'POSTGRES_PORT',
+    'TEMPORAL_PORT',
+    'TEMPORAL_HTTP_PORT',
+    'TEMPORAL_HISTORY_PORT',
+    'TEMPORAL_MATCHING_PORT',
+    'TEMPORAL_WORKER_PORT',
+    'TEMPORAL_FRONTEND_MEMBERSHIP_PORT',
+    'TEMPORAL_HISTORY_MEMBERSHIP_PORT',
+    'TEMPORAL_MATCHING_MEMBERSHIP_PORT',
+    'TEMPORAL_WORKER_MEMBERSHIP_PORT',
+    'TEMPORAL_UI_PORT',
+    'GATEWAY_PORT',
+    'API_PORT',
   ];
   for (const _ of names) ports.push(await reservePort());
   runsDir = mkdtempSync(path.join(os.tmpdir(), 'gymflow-compose-runs-'));
@@ -150,8 +164,24 @@ describe('docker-compose.yml with images built offline', () => {
 
     // The workflow went through the Temporal server's PostgreSQL: it is in the visibility store as completed (2).
     const { stdout: visibility } = await compose(
-      ['exec', '-T', '-e', 'PGPASSWORD=temporal', 'postgresql', '/usr/lib/postgresql/15/bin/psql', '-h', '127.0.0.1', '-p', env.POSTGRES_PORT!, '-U', 'temporal', '-d', 'temporal_visibility', '-Atc',
-        `select status from executions_visibility where workflow_id = '${started.body.workflow_id}'`],
+      [
+        'exec',
+        '-T',
+        '-e',
+        'PGPASSWORD=temporal',
+        'postgresql',
+        '/usr/lib/postgresql/15/bin/psql',
+        '-h',
+        '127.0.0.1',
+        '-p',
+        env.POSTGRES_PORT!,
+        '-U',
+        'temporal',
+        '-d',
+        'temporal_visibility',
+        '-Atc',
+        `select status from executions_visibility where workflow_id = '${started.body.workflow_id}'`,
+      ],
       60_000,
     );
     expect(visibility.trim()).toBe('2');
@@ -159,7 +189,12 @@ describe('docker-compose.yml with images built offline', () => {
     // No service died on the way (each restarts on failure, which would hide it).
     const { stdout: ids } = await compose(['ps', '-q'], 60_000);
     const { stdout: restarts } = await run('docker', ['inspect', '-f', '{{.Name}} {{.RestartCount}}', ...ids.trim().split('\n')], { env: { ...process.env, ...env } });
-    expect(restarts.trim().split('\n').filter((l) => !l.endsWith(' 0'))).toEqual([]);
+    expect(
+      restarts
+        .trim()
+        .split('\n')
+        .filter((l) => !l.endsWith(' 0')),
+    ).toEqual([]);
 
     // The UI server answers with the run, read through its own connection to the frontend.
     const ui = await fetch(`http://127.0.0.1:${port('TEMPORAL_UI_PORT')}/api/v1/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="${started.body.workflow_id}"`)}`);

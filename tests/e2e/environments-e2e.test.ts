@@ -37,7 +37,10 @@ describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n
     const [right, wrong] = await Promise.all([play(1), judged ? play(0) : undefined]);
     expect(right.metrics.rollouts_recorded).toBe(right.metrics.rollouts_expected);
     if (name === 'blackjack') {
-      const rewards = readFileSync(path.join(right.runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).reward);
+      const rewards = readFileSync(path.join(right.runDir, 'rollouts.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).reward);
       expect(rewards.every((r: number) => [-1, 0, 1, 1.5].includes(r))).toBe(true);
       return;
     }

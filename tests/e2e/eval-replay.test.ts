@@ -10,7 +10,10 @@ import { runConfig, runInProcess, tempDir } from '../helpers/run';
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 
 const readJsonl = (file: string) =>
-  readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 /** NeMo Gym's recorded reward for each task of example.jsonl, joined by identical input. */
 function recordedRewards(env: string): number[] {

@@ -114,7 +114,13 @@ describe('a finished run with MLflow and W&B exporters', () => {
     expect(path.basename(folder)).toMatch(new RegExp(`^offline-run-\\d{8}_\\d{6}-${report.exporters.wandb!.run_id}$`));
     const file = readdirSync(folder).find((f) => f.endsWith('.wandb'))!;
     const { stdout } = await promisify(execFile)(WANDB_VENV_PYTHON, [READ_WANDB, path.join(folder, file)]);
-    const logged = JSON.parse(stdout) as { run: { project: string; name: string }; config: Record<string, unknown>; history: Record<string, unknown>; summary: Record<string, unknown>; files: string[] };
+    const logged = JSON.parse(stdout) as {
+      run: { project: string; name: string };
+      config: Record<string, unknown>;
+      history: Record<string, unknown>;
+      summary: Record<string, unknown>;
+      files: string[];
+    };
     const manifest = readJson(path.join(runDir, 'manifest.json'));
     expect(logged.run).toMatchObject({ project: 'gymflow-e2e', name: manifest.run_id });
     expect(logged.config).toMatchObject({ 'env.name': 'mcqa', numRepeats: '3', identity: manifest.identity });
@@ -150,7 +156,12 @@ describe('an exporter with nothing listening', () => {
       const dir = await tempDir('gymflow-export-down-');
       const out = path.join(dir, 'run');
       const yaml = path.join(dir, 'eval.yaml');
-      writeFileSync(yaml, ['env: mcqa', 'model: mock', `input: ${INPUT}`, 'output: run', 'num_repeats: 2', 'exporters:', '  upload_rollouts: false', '  mlflow:', `    tracking_uri: http://127.0.0.1:${port}`].join('\n') + '\n');
+      writeFileSync(
+        yaml,
+        ['env: mcqa', 'model: mock', `input: ${INPUT}`, 'output: run', 'num_repeats: 2', 'exporters:', '  upload_rollouts: false', '  mlflow:', `    tracking_uri: http://127.0.0.1:${port}`].join(
+          '\n',
+        ) + '\n',
+      );
       const r = await gym(['eval', 'run', '--config', yaml], env);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/rollouts: 10\/10 recorded/);

@@ -44,7 +44,10 @@ describe('a model that keeps failing (fake OpenAI upstream answering HTTP 500)',
     expect(failed.metrics.mean_reward).toBeNull();
     expect(failed.metrics.failure_classes).toEqual({ model_error: 6 });
     await expectFaultInvariants(runDir, { tasks: 3, repeats: 2, env: 'example_single_tool_call', sidecarClasses: ['model_error'] });
-    const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(sidecar).toHaveLength(6);
     for (const f of sidecar) {
       expect(f._ng_failure_class).toBe('model_error');
@@ -104,7 +107,10 @@ describe('a judge model that keeps failing', () => {
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(0);
     expect(result.metrics.failure_classes).toEqual({ judge_failed: 2 });
-    const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const sidecar = readFileSync(path.join(runDir, 'failures.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(sidecar.map((f) => [f._ng_failure_class, f.stage, f.attempt])).toEqual([
       ['judge_failed', 'verify', 2],
       ['judge_failed', 'verify', 2],

@@ -29,7 +29,10 @@ describe('a harness on reasoning_gym text tasks', () => {
     const env = harnessRunEnv(server, dir);
     const r = await gymHere(['eval', 'run', '--env-yaml', '/dev/null', '--input', ROWS, '--limit', '1', '--model', 'mock', '--output', out, ...args], env);
     expect(r.code, r.stderr).toBe(0);
-    const records = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const records = readFileSync(path.join(out, 'rollouts.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(1);
     return { record: records[0], stderr: r.stderr };
   }
@@ -46,7 +49,16 @@ describe('a harness on reasoning_gym text tasks', () => {
   }, 600_000);
 
   it('reasoning_gym_claude_code by its legacy names, played by pi: a wrong answer graded 0, one warning per old name', async () => {
-    const { record, stderr } = await play('legacy', ['--environment', 'reasoning_gym_claude_code', '--agent-name', 'reasoning_gym_claude_code_agent', '--agent-type', 'pi_agent', '--mock-accuracy', '0']);
+    const { record, stderr } = await play('legacy', [
+      '--environment',
+      'reasoning_gym_claude_code',
+      '--agent-name',
+      'reasoning_gym_claude_code_agent',
+      '--agent-type',
+      'pi_agent',
+      '--mock-accuracy',
+      '0',
+    ]);
     const warned = (text: string) => stderr.split(text).length - 1;
     expect(warned('`--environment reasoning_gym_claude_code` is deprecated; use `--environment claude_code_reasoning_gym`.')).toBe(1);
     expect(warned('Legacy agent name `reasoning_gym_claude_code_agent` is deprecated; use `claude_code_reasoning_gym_agent`.')).toBe(1);

@@ -43,7 +43,12 @@ const TEST_TIMEOUT_MS = 900_000;
 const UNREACHABLE_KEY_ENV = 'GYMFLOW_TEST_HARNESS_UNREACHABLE_KEY';
 
 function jsonl(file: string): any[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 function calls(runDir: string): any[] {
@@ -154,103 +159,135 @@ async function expectSandboxesGone(played: Played): Promise<void> {
 }
 
 describe.each(HARNESSES.map((h) => [h, SANDBOX[h]] as const))('%s in a durable run (%s sandbox)', (harness) => {
-  it('repairs the repository, the hidden tests reward it, its calls are logged with token ids, and its sandbox is gone', async () => {
-    const played = await plays.get(harness)!;
-    const { runDir, records, failures } = played;
-    expect(failures).toEqual([]);
-    expect(records).toHaveLength(1);
-    const [record] = records;
-    // The hidden tests' own verdict, run in the sandbox after the harness finished.
-    expect(record.reward).toBe(1);
-    expect(record.tests_exit_code).toBe(0);
-    expect(record.tests_output).toMatch(/\nOK\s*$/);
-    expect(record._gf_harness).toMatchObject({ name: harness, exit_code: 0 });
-    expect(record._gf_harness.tool_calls.length).toBeGreaterThan(0);
+  it(
+    'repairs the repository, the hidden tests reward it, its calls are logged with token ids, and its sandbox is gone',
+    async () => {
+      const played = await plays.get(harness)!;
+      const { runDir, records, failures } = played;
+      expect(failures).toEqual([]);
+      expect(records).toHaveLength(1);
+      const [record] = records;
+      // The hidden tests' own verdict, run in the sandbox after the harness finished.
+      expect(record.reward).toBe(1);
+      expect(record.tests_exit_code).toBe(0);
+      expect(record.tests_output).toMatch(/\nOK\s*$/);
+      expect(record._gf_harness).toMatchObject({ name: harness, exit_code: 0 });
+      expect(record._gf_harness.tool_calls.length).toBeGreaterThan(0);
 
-    const logged = calls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
-    expect(logged.length).toBeGreaterThanOrEqual(2);
-    expect(record._gf_model_call_ids.sort()).toEqual(logged.map((c) => c.call_id).sort());
-    for (const call of logged) {
-      expect(call.status).toBe(200);
-      expect(call.tokens.generation_token_ids.length).toBeGreaterThan(0);
-    }
-    await expectSandboxesGone(played);
-  }, TEST_TIMEOUT_MS);
+      const logged = calls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
+      expect(logged.length).toBeGreaterThanOrEqual(2);
+      expect(record._gf_model_call_ids.sort()).toEqual(logged.map((c) => c.call_id).sort());
+      for (const call of logged) {
+        expect(call.status).toBe(200);
+        expect(call.tokens.generation_token_ids.length).toBeGreaterThan(0);
+      }
+      await expectSandboxesGone(played);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe.each(TRAINABLE)('%s in training mode', (harness) => {
-  it('exports one response for the episode, its generated ids the captured ones', async () => {
-    const { runDir, records } = await plays.get(harness)!;
-    const logged = calls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
-    const out = path.join(runDir, 'training.jsonl');
-    const summary = await exportTraining(runDir, { output: out });
-    expect(summary.exported).toBe(1);
-    const [line] = jsonl(out);
-    expect(line.masked).toBe(false);
-    expect(line.calls.length).toBeGreaterThan(0);
-    for (const used of line.calls) {
-      const call = logged.find((c) => c.call_id === used.call_id);
-      expect(line.response_token_ids.slice(used.generation_start, used.generation_start + used.generation_tokens)).toEqual(call.tokens.generation_token_ids);
-    }
-  }, TEST_TIMEOUT_MS);
+  it(
+    'exports one response for the episode, its generated ids the captured ones',
+    async () => {
+      const { runDir, records } = await plays.get(harness)!;
+      const logged = calls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
+      const out = path.join(runDir, 'training.jsonl');
+      const summary = await exportTraining(runDir, { output: out });
+      expect(summary.exported).toBe(1);
+      const [line] = jsonl(out);
+      expect(line.masked).toBe(false);
+      expect(line.calls.length).toBeGreaterThan(0);
+      for (const used of line.calls) {
+        const call = logged.find((c) => c.call_id === used.call_id);
+        expect(line.response_token_ids.slice(used.generation_start, used.generation_start + used.generation_tokens)).toEqual(call.tokens.generation_token_ids);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
-it('refuses to export training data from cline, which is evaluation-only', async () => {
-  const { runDir } = await plays.get('cline')!;
-  const refused = await exportTraining(runDir, { output: path.join(runDir, 'training.jsonl') }).catch((e) => e);
-  expect(isGymError(refused) && refused.code).toBe('BAD_INPUT');
-  expect(refused.message).toContain('evaluation-only');
-}, TEST_TIMEOUT_MS);
+it(
+  'refuses to export training data from cline, which is evaluation-only',
+  async () => {
+    const { runDir } = await plays.get('cline')!;
+    const refused = await exportTraining(runDir, { output: path.join(runDir, 'training.jsonl') }).catch((e) => e);
+    expect(isGymError(refused) && refused.code).toBe('BAD_INPUT');
+    expect(refused.message).toContain('evaluation-only');
+  },
+  TEST_TIMEOUT_MS,
+);
 
 describe('a harness that does not repair the repository', () => {
-  it('gets reward 0 from the hidden tests, recorded (not a failure)', async () => {
-    const played = await plays.get('wrong')!;
-    expect(played.failures).toEqual([]);
-    expect(played.records).toHaveLength(1);
-    expect(played.records[0].reward).toBe(0);
-    expect(played.records[0].failure_reason).toBe('tests_failed');
-    await expectSandboxesGone(played);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'gets reward 0 from the hidden tests, recorded (not a failure)',
+    async () => {
+      const played = await plays.get('wrong')!;
+      expect(played.failures).toEqual([]);
+      expect(played.records).toHaveLength(1);
+      expect(played.records[0].reward).toBe(0);
+      expect(played.records[0].failure_reason).toBe('tests_failed');
+      await expectSandboxesGone(played);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe('a harness that fails is a classified failure in the sidecar, never a reward', () => {
-  it('past its deadline: killed, `timeout`, its partial trace kept', async () => {
-    const played = await plays.get('timeout')!;
-    expect(played.records).toEqual([]);
-    expect(played.failures).toHaveLength(1);
-    expect(played.failures[0]._ng_failure_class).toBe('timeout');
-    expect(played.failures[0]).not.toHaveProperty('reward');
-    expect(played.traces).toHaveLength(1);
-    expect(played.traces[0]).toMatchObject({ harness: 'pi', timedOut: true, exitCode: null });
-    expect(played.traces[0]).not.toHaveProperty('verify');
-    await expectSandboxesGone(played);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'past its deadline: killed, `timeout`, its partial trace kept',
+    async () => {
+      const played = await plays.get('timeout')!;
+      expect(played.records).toEqual([]);
+      expect(played.failures).toHaveLength(1);
+      expect(played.failures[0]._ng_failure_class).toBe('timeout');
+      expect(played.failures[0]).not.toHaveProperty('reward');
+      expect(played.traces).toHaveLength(1);
+      expect(played.traces[0]).toMatchObject({ harness: 'pi', timedOut: true, exitCode: null });
+      expect(played.traces[0]).not.toHaveProperty('verify');
+      await expectSandboxesGone(played);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('stopped by the model-call cap: `cap_exceeded`, though pi itself exited 0', async () => {
-    const played = await plays.get('cap')!;
-    expect(played.records).toEqual([]);
-    expect(played.failures).toHaveLength(1);
-    expect(played.failures[0]._ng_failure_class).toBe('cap_exceeded');
-    expect(played.traces[0].exitCode).toBe(0);
-    const refused = calls(played.runDir).filter((c) => c.error);
-    expect(refused.length).toBeGreaterThan(0);
-    expect(refused.every((c) => c.error.code === 'rollout_cap_exceeded')).toBe(true);
-    await expectSandboxesGone(played);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'stopped by the model-call cap: `cap_exceeded`, though pi itself exited 0',
+    async () => {
+      const played = await plays.get('cap')!;
+      expect(played.records).toEqual([]);
+      expect(played.failures).toHaveLength(1);
+      expect(played.failures[0]._ng_failure_class).toBe('cap_exceeded');
+      expect(played.traces[0].exitCode).toBe(0);
+      const refused = calls(played.runDir).filter((c) => c.error);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((c) => c.error.code === 'rollout_cap_exceeded')).toBe(true);
+      await expectSandboxesGone(played);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('exiting non-zero after its model could not be reached: `model_error`', async () => {
-    const played = await plays.get('unreachable')!;
-    expect(played.records).toEqual([]);
-    expect(played.failures).toHaveLength(1);
-    expect(played.failures[0]._ng_failure_class).toBe('model_error');
-    expect(played.traces[0].exitCode).not.toBe(0);
-    expect(played.traces[0].timedOut).toBe(false);
-    await expectSandboxesGone(played);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'exiting non-zero after its model could not be reached: `model_error`',
+    async () => {
+      const played = await plays.get('unreachable')!;
+      expect(played.records).toEqual([]);
+      expect(played.failures).toHaveLength(1);
+      expect(played.failures[0]._ng_failure_class).toBe('model_error');
+      expect(played.traces[0].exitCode).not.toBe(0);
+      expect(played.traces[0].timedOut).toBe(false);
+      await expectSandboxesGone(played);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
-it('leaves no container on the engine once every run has ended', async () => {
-  await Promise.allSettled(plays.values());
-  expect(await providers.docker!.list()).toEqual([]);
-  expect(await docker.engine.json('GET', '/containers/json', { query: { all: true } })).toEqual([]);
-}, TEST_TIMEOUT_MS);
+it(
+  'leaves no container on the engine once every run has ended',
+  async () => {
+    await Promise.allSettled(plays.values());
+    expect(await providers.docker!.list()).toEqual([]);
+    expect(await docker.engine.json('GET', '/containers/json', { query: { all: true } })).toEqual([]);
+  },
+  TEST_TIMEOUT_MS,
+);

@@ -15,7 +15,11 @@ import { startTestServer, type TestServer } from '../helpers/temporal-server';
 const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
 
 type Json = Record<string, any>;
-const lines = async (file: string): Promise<Json[]> => (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = async (file: string): Promise<Json[]> =>
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const writeLines = (file: string, rows: Json[]) => writeFile(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
 
 /** The run's call log as one list, and a way to write it back as a single segment. */
@@ -91,7 +95,10 @@ describe('health checks and the acceptance gate', () => {
   it('flags held-back files with known defects exactly', async () => {
     const dropped = await corrupted(async (dir, records, calls) => {
       const ref = recordOf(records, '0-0')._gf_model_call_ids[0];
-      await writeCallLog(dir, calls.filter((c) => c.call_id !== ref));
+      await writeCallLog(
+        dir,
+        calls.filter((c) => c.call_id !== ref),
+      );
     });
     expect(flagged(dropped)).toEqual({ '0-0': 'unhealthy: trajectory_capture_mismatch' });
     expect(dropped.verdicts.find((v) => v.rolloutId === '0-0')!.findings[0]!.detail).toEqual({ kind: 'missing_captured_call' });
@@ -115,19 +122,41 @@ describe('health checks and the acceptance gate', () => {
       const call = callsOf(calls, '1-1').at(-1)!;
       call.response.status = 'incomplete';
       call.response.incomplete_details = { reason: 'max_output_tokens' };
-      call.response.output = call.response.output.map((item: Json) => (item.type === 'message' ? { ...item, content: [{ type: 'output_text', text: '' }] } : item)).filter((item: Json) => item.type !== 'function_call');
+      call.response.output = call.response.output
+        .map((item: Json) => (item.type === 'message' ? { ...item, content: [{ type: 'output_text', text: '' }] } : item))
+        .filter((item: Json) => item.type !== 'function_call');
       await writeCallLog(dir, calls);
     });
     expect(flagged(runaway)).toEqual({ '1-1': 'unhealthy: agent_turn_hollow,model_call_runaway_generation' });
 
     // The rollout's last attempts failed and it went to the sidecar: the failed calls are in the log.
     const sidecar = await corrupted(async (dir, records, calls) => {
-      await writeLines(path.join(dir, 'rollouts.jsonl'), records.filter((r) => r._ng_rollout_id !== '2-0'));
+      await writeLines(
+        path.join(dir, 'rollouts.jsonl'),
+        records.filter((r) => r._ng_rollout_id !== '2-0'),
+      );
       await writeLines(path.join(dir, 'failures.jsonl'), [
-        { _ng_task_index: 2, _ng_rollout_index: 0, _ng_failure_class: 'model_error', message: 'model mock answered HTTP 500', stage: 'model', attempt: 3, failed_at: new Date().toISOString(), _ng_rollout_id: '2-0' },
+        {
+          _ng_task_index: 2,
+          _ng_rollout_index: 0,
+          _ng_failure_class: 'model_error',
+          message: 'model mock answered HTTP 500',
+          stage: 'model',
+          attempt: 3,
+          failed_at: new Date().toISOString(),
+          _ng_rollout_id: '2-0',
+        },
       ]);
       const last = callsOf(calls, '2-0').at(-1)!;
-      const failed = [1, 2, 3].map((attempt) => ({ ...last, call_id: `failed-${attempt}`, attempt, started_at: last.started_at + attempt * 1000, status: 500, error: { code: 'MODEL_ERROR', message: 'HTTP 500' }, response: undefined }));
+      const failed = [1, 2, 3].map((attempt) => ({
+        ...last,
+        call_id: `failed-${attempt}`,
+        attempt,
+        started_at: last.started_at + attempt * 1000,
+        status: 500,
+        error: { code: 'MODEL_ERROR', message: 'HTTP 500' },
+        response: undefined,
+      }));
       await writeCallLog(dir, [...calls, ...failed]);
     });
     expect(flagged(sidecar)).toEqual({ '2-0': 'unhealthy: rollout_ended_on_failed_model_call,rollout_failed' });
@@ -146,18 +175,36 @@ describe('health checks and the acceptance gate', () => {
     expect(lost.summary.run.artifacts).toMatchObject({ records: 6, missing: 1, unreadable_records: 1 });
   });
 
-  it('runs the task-level checks over each task\'s repeats', async () => {
+  it("runs the task-level checks over each task's repeats", async () => {
     const r = await corrupted(async (dir, records, calls) => {
       // Task 0: both repeats lose a call record. Task 1: both repeats only ever failed, in the sidecar.
       const drop = new Set(['0-0', '0-1'].map((id) => recordOf(records, id)._gf_model_call_ids[0]));
       const sidecar = new Set(['1-0', '1-1']);
-      await writeLines(path.join(dir, 'rollouts.jsonl'), records.filter((x) => !sidecar.has(x._ng_rollout_id)));
+      await writeLines(
+        path.join(dir, 'rollouts.jsonl'),
+        records.filter((x) => !sidecar.has(x._ng_rollout_id)),
+      );
       await writeLines(
         path.join(dir, 'failures.jsonl'),
-        [...sidecar].map((id) => ({ _ng_task_index: 1, _ng_rollout_index: Number(id.at(-1)), _ng_failure_class: 'model_error', message: 'HTTP 400: context too long', stage: 'model', attempt: 1, failed_at: new Date().toISOString(), _ng_rollout_id: id })),
+        [...sidecar].map((id) => ({
+          _ng_task_index: 1,
+          _ng_rollout_index: Number(id.at(-1)),
+          _ng_failure_class: 'model_error',
+          message: 'HTTP 400: context too long',
+          stage: 'model',
+          attempt: 1,
+          failed_at: new Date().toISOString(),
+          _ng_rollout_id: id,
+        })),
       );
       const kept = calls.filter((c) => !drop.has(c.call_id) && !sidecar.has(c.rollout_id));
-      const failed = [...sidecar].map((id) => ({ ...callsOf(calls, id)[0]!, call_id: `failed-${id}`, status: 400, error: { code: 'MODEL_REJECTED', message: 'context too long' }, response: undefined }));
+      const failed = [...sidecar].map((id) => ({
+        ...callsOf(calls, id)[0]!,
+        call_id: `failed-${id}`,
+        status: 400,
+        error: { code: 'MODEL_REJECTED', message: 'context too long' },
+        response: undefined,
+      }));
       await writeCallLog(dir, [...kept, ...failed]);
     });
     expect(r.summary.tasks['0']!.flags).toEqual(['task_consistently_unhealthy']);
@@ -178,9 +225,17 @@ describe('health checks and the acceptance gate', () => {
     const records = await lines(path.join(run, 'rollouts.jsonl'));
     const calls = await callLog(run);
     const ref = recordOf(records, '1-1')._gf_model_call_ids[0];
-    await writeCallLog(run, calls.filter((c) => c.call_id !== ref));
-    await writeLines(path.join(run, 'rollouts.jsonl'), records.filter((r) => r._ng_rollout_id !== '2-1'));
-    await writeLines(path.join(run, 'failures.jsonl'), [{ _ng_task_index: 2, _ng_rollout_index: 1, _ng_failure_class: 'tool_error', message: 'tool failed', stage: 'tool', attempt: 3, failed_at: new Date().toISOString(), _ng_rollout_id: '2-1' }]);
+    await writeCallLog(
+      run,
+      calls.filter((c) => c.call_id !== ref),
+    );
+    await writeLines(
+      path.join(run, 'rollouts.jsonl'),
+      records.filter((r) => r._ng_rollout_id !== '2-1'),
+    );
+    await writeLines(path.join(run, 'failures.jsonl'), [
+      { _ng_task_index: 2, _ng_rollout_index: 1, _ng_failure_class: 'tool_error', message: 'tool failed', stage: 'tool', attempt: 3, failed_at: new Date().toISOString(), _ng_rollout_id: '2-1' },
+    ]);
 
     const gate = await gymHere(['eval', 'gate', run, '--max-failed-fraction', '0.1', '--max-unhealthy-fraction', '0.5']);
     expect(gate.code).toBe(9);

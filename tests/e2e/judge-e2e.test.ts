@@ -85,7 +85,12 @@ describe('social_bias in a durable eval', () => {
     // The references hold the policy's answer and both judgments; their judge prompts are rendered by
     // our verify (tests/environments/social_bias.test.ts checks they hash like NeMo Gym's).
     const { rollouts, exchanges } = await bbqReferenceRollouts(getEnvironment('social_bias'), references, tasks);
-    const { result, records } = await judgedRun('social_bias', path.join(data, 'example.jsonl'), rollouts.map((r) => r.row), exchanges);
+    const { result, records } = await judgedRun(
+      'social_bias',
+      path.join(data, 'example.jsonl'),
+      rollouts.map((r) => r.row),
+      exchanges,
+    );
 
     expect(result.metrics).toMatchObject({ rollouts_recorded: 5, rollouts_failed: 0 });
     expect(records.map((r) => r.record.reward)).toEqual(records.map((r) => r.recorded));
@@ -100,7 +105,9 @@ describe('agentif in a durable eval', () => {
     const recorded = readJsonl<Row>(path.join(FIXTURES, 'agentif', 'example_rollouts.jsonl'));
     // NeMo Gym 0.7.0's verdicts, with its lenient scripted judge's replies, on the recorded responses from
     // their first <code> on (tests/environments/agentif.cases.py): some rows pass, some do not.
-    const cases = readJsonl<{ row?: number; text: string; lenient_judge?: boolean; judge: Record<string, string>; verdict: Row }>(path.resolve(import.meta.dirname, '../environments/agentif.cases.jsonl'));
+    const cases = readJsonl<{ row?: number; text: string; lenient_judge?: boolean; judge: Record<string, string>; verdict: Row }>(
+      path.resolve(import.meta.dirname, '../environments/agentif.cases.jsonl'),
+    );
     const graded = recorded.map((r) => cases.find((c) => c.lenient_judge && c.row === r._ng_task_index && c.text.startsWith('<code>'))!);
     const rollouts = recorded.map((r, i) => ({ ...r, response: { ...(r.response as ResponseObject), output: [assistantMessage(graded[i]!.text)] }, reward: graded[i]!.verdict.reward }));
     const exchanges: JudgeExchange[] = graded.flatMap((c) =>
@@ -159,10 +166,14 @@ describe('HLE vision in a durable eval', () => {
     const exchanges: JudgeExchange[] = [];
     const verdict = [assistantMessage('extracted_final_answer: as given\nReasoning: they match.\nJudgement: yes\nConfidence: 100')];
     for (const [i, row] of tasks.entries()) {
-      await env.verify(env.taskSchema.parse(row), { id: 'r', object: 'response', output: [assistantMessage(answers[i]!)] }, {
-        state: null,
-        judge: async (params) => (exchanges.push({ responses_create_params: { input: params.input }, response: { output: verdict } }), { id: 'j', object: 'response', output: verdict }),
-      });
+      await env.verify(
+        env.taskSchema.parse(row),
+        { id: 'r', object: 'response', output: [assistantMessage(answers[i]!)] },
+        {
+          state: null,
+          judge: async (params) => (exchanges.push({ responses_create_params: { input: params.input }, response: { output: verdict } }), { id: 'j', object: 'response', output: verdict }),
+        },
+      );
     }
     const vllm = await startFakeVLLM();
     try {

@@ -16,7 +16,13 @@ const SWE_TASKS = path.join(PACKAGE_ROOT, 'src/environments/swe_repair/data/exam
 const MCQA_TASKS = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/mcqa/example.jsonl');
 
 type Json = Record<string, any>;
-const jsonl = (file: string): Json[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const jsonl = (file: string): Json[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 
 describe('a run mixing ways of playing', () => {
   let server: TestServer;
@@ -31,15 +37,21 @@ describe('a run mixing ways of playing', () => {
     const dir = await harnessRunDir('gymflow-mixed-');
     const input = path.join(dir, 'rows.jsonl');
     // The capped agent's rollout is meant to fail (3 of 4 rewarded). mcqa's rows first: the run's own environment (the first row's) is then one no harness plays.
-    const mcqa = jsonl(MCQA_TASKS).slice(0, 2).map((r) => ({ ...r, task_source: 'mcqa' }));
-    const swe = jsonl(SWE_TASKS).slice(0, 1).map((r) => ({ ...r, task_source: 'swe_repair' }));
+    const mcqa = jsonl(MCQA_TASKS)
+      .slice(0, 2)
+      .map((r) => ({ ...r, task_source: 'mcqa' }));
+    const swe = jsonl(SWE_TASKS)
+      .slice(0, 1)
+      .map((r) => ({ ...r, task_source: 'swe_repair' }));
     await writeFile(input, [...mcqa, ...swe].map((r) => JSON.stringify(r) + '\n').join(''));
     const out = path.join(dir, 'run');
     const env = harnessRunEnv(server, dir);
     const args = ['eval', 'run', '--config', CONFIG, '--env-yaml', '/dev/null', '--input', input, '--model', 'mock', '--output', out, '--min-coverage', '0.75'];
     const r = await gymHere(args, env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("played by Gymflow's agent loop (mcqa_agent); harness pi in local (swe_pi_agent, swe_capped_agent): the run takes the rollout grain, since a harness plays whole rollouts\n");
+    expect(r.stdout).toContain(
+      "played by Gymflow's agent loop (mcqa_agent); harness pi in local (swe_pi_agent, swe_capped_agent): the run takes the rollout grain, since a harness plays whole rollouts\n",
+    );
 
     const records = jsonl(path.join(out, 'rollouts.jsonl'));
     const played = records.map((rec) => `${rec.agent_ref.name}|${rec._gf_environment.name}|${rec._gf_harness?.name ?? 'loop'}|${rec.reward}`);

@@ -28,7 +28,17 @@ afterAll(async () => {
 });
 
 function config(runDir: string) {
-  return runConfig({ runDir, envName: 'example_multi_step', inputFile: INPUT, numRepeats: REPEATS, concurrency: 16, shards: 4, stepsPerExecution: 40, maximumAttempts: 20, model: { accuracy: 0.7, latency_ms: 30 } });
+  return runConfig({
+    runDir,
+    envName: 'example_multi_step',
+    inputFile: INPUT,
+    numRepeats: REPEATS,
+    concurrency: 16,
+    shards: 4,
+    stepsPerExecution: 40,
+    maximumAttempts: 20,
+    model: { accuracy: 0.7, latency_ms: 30 },
+  });
 }
 
 function worker(runDir: string): WorkerProcess {

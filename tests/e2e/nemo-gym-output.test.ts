@@ -15,7 +15,11 @@ import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
-const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const readJsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 let server: TestServer;
@@ -33,7 +37,16 @@ afterAll(async () => {
 describe('gym eval run --output-format nemo-gym', () => {
   it("writes NeMo Gym's rollouts, materialized inputs, aggregate metrics and sidecar", async () => {
     const runDir = path.join(await tempDir('gymflow-ng-output-'), 'run');
-    const config = buildRunConfig({ env: 'mcqa', model: 'mock', 'mock-accuracy': '0.5', 'mock-seed': '3', input: path.join(FIXTURES, 'mcqa', 'example.jsonl'), output: runDir, 'num-repeats': '2', 'output-format': 'nemo-gym' });
+    const config = buildRunConfig({
+      env: 'mcqa',
+      model: 'mock',
+      'mock-accuracy': '0.5',
+      'mock-seed': '3',
+      input: path.join(FIXTURES, 'mcqa', 'example.jsonl'),
+      output: runDir,
+      'num-repeats': '2',
+      'output-format': 'nemo-gym',
+    });
     expect(config.outputFormat).toBe('nemo-gym');
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(10);
@@ -68,7 +81,10 @@ describe('gym eval run --output-format nemo-gym', () => {
     expect(entry.agent_metrics.num_repeats).toBe(2);
     expect(entry.agent_metrics).not.toHaveProperty('mean/mask_sample');
     expect(entry.group_level_metrics.map((g: any) => g._ng_task_index)).toEqual([0, 1, 2, 3, 4]);
-    expect(entry.repeat_level_metrics.map((g: any) => [g._ng_rollout_index, g.sample_count])).toEqual([[0, 5], [1, 5]]);
+    expect(entry.repeat_level_metrics.map((g: any) => [g._ng_rollout_index, g.sample_count])).toEqual([
+      [0, 5],
+      [1, 5],
+    ]);
     expect(Object.keys(entry.key_metrics)).toEqual(expect.arrayContaining(['mean/reward', 'pass@1[avg-of-2]/accuracy', 'pass@2/accuracy', 'majority@2/accuracy']));
 
     // `gym eval aggregate` rebuilds the same file from rollouts.jsonl alone.

@@ -35,7 +35,10 @@ describe('the remote environment in a durable run', () => {
     });
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(5);
-    const records = readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const records = readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(records.map((r) => r.reward)).toEqual([1, 1, 1, 1, 1]);
     // The remote server computed the extras NeMo Gym's verify returns.
     expect(records.every((r) => Array.isArray(r.parsed_synonym_values) && r.accuracy === true)).toBe(true);

@@ -19,7 +19,12 @@ it('starts each root span no later than the first step of its rollout', async ()
   }
   await tracing.flush();
   const dir = path.join(runDir, 'traces');
-  const spans = readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => SpanLine.parse(JSON.parse(l))));
+  const spans = readdirSync(dir).flatMap((f) =>
+    readFileSync(path.join(dir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => SpanLine.parse(JSON.parse(l))),
+  );
   const roots = new Map(spans.filter((s) => !s.parent_span_id).map((s) => [s.trace_id, s]));
   expect(roots.size).toBe(keys.length);
   const early = spans.filter((s) => s.parent_span_id && BigInt(s.start_time_unix_nano) < BigInt(roots.get(s.trace_id)!.start_time_unix_nano));

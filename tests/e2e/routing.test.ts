@@ -16,7 +16,11 @@ const CONFIG = path.resolve(import.meta.dirname, '../fixtures/routing/three-envi
 const FAN_OUT = '+agent_map={string_match: [string_match_simple_agent, string_match_second_agent]}';
 
 type Json = Record<string, any>;
-const lines = async (file: string): Promise<Json[]> => (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = async (file: string): Promise<Json[]> =>
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('a run over three environments, routed from a NeMo Gym configuration', () => {
   let server: TestServer;

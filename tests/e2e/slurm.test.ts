@@ -109,7 +109,9 @@ describe('gym eval submit on a real single-node Slurm', () => {
 
     expect(await finalState(out, first), jobOutput(out, first)).toBe('COMPLETED');
     expectValidResultLines(out);
-    const chain = readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8').split('\n').filter(Boolean);
+    const chain = readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     expect(chain[0]).toBe(first);
     expect(chain, jobOutput(out, first)).toHaveLength(2);
     const successor = chain[1]!;
@@ -120,7 +122,11 @@ describe('gym eval submit on a real single-node Slurm', () => {
     const { records } = await expectFaultInvariants(out, { tasks: TASKS, repeats, env: 'mcqa' });
     expect(records).toHaveLength(TASKS * repeats);
     // The successor finished the run, so it queued no third job.
-    expect(readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8').split('\n').filter(Boolean)).toEqual([first, successor]);
+    expect(
+      readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toEqual([first, successor]);
   }, 300_000);
 
   it('resumes the run when the job is requeued (as a preemption with PreemptMode=REQUEUE does)', async () => {
@@ -138,7 +144,11 @@ describe('gym eval submit on a real single-node Slurm', () => {
     const { records } = await expectFaultInvariants(out, { tasks: TASKS, repeats, env: 'mcqa' });
     expect(records).toHaveLength(TASKS * repeats);
     // A requeue is the same job again, not a successor.
-    expect(readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8').split('\n').filter(Boolean)).toEqual([id]);
+    expect(
+      readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toEqual([id]);
   }, 300_000);
 
   it('refuses a bad flag as a command, naming it, before anything is prepared (the other refusals: tests/unit/eval-submit-flags.test.ts)', async () => {
@@ -163,7 +173,11 @@ describe('gym eval submit on a real single-node Slurm', () => {
     await waitFor(`job ${held} gone from the queue`, 60_000, out, async () => !(await cluster!.jobs()).has(held));
     // Once it is gone, the run can be submitted again (it resumes: the folder holds it).
     const next = await submit(out, ['--sbatch-arg=--hold']);
-    expect(readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8').split('\n').filter(Boolean)).toEqual([held, next]);
+    expect(
+      readFileSync(path.join(out, 'slurm', 'jobs'), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toEqual([held, next]);
     await cluster!.command('scancel', [next]);
   }, 120_000);
 });

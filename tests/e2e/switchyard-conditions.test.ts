@@ -23,7 +23,11 @@ const run = promisify(execFile);
 const MCQA = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/mcqa/example.jsonl');
 const KEY_ENV = 'GYMFLOW_TEST_SWITCHYARD_UPSTREAM_KEY';
 
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 function callRecords(runDir: string): ModelCallRecord[] {
   const dir = path.join(runDir, 'model_calls');
   return readdirSync(dir)
@@ -56,10 +60,36 @@ describe('fixed versus routed conditions in one command', () => {
     await writeFile(path.join(dir, 'fixed.yaml'), 'backend: switchyard\nmodel: fixed\ndeployment: routes.toml\n');
     await writeFile(path.join(dir, 'routed.yaml'), 'backend: switchyard\nmodel: routed\ndeployment: routes.toml\nproxy_log_file: routed-proxy.log\n');
     // Gymflow's own router, no proxy: mock targets take the run's environment and tasks.
-    await writeFile(path.join(dir, 'round-robin.yaml'), 'backend: routed\nmodel: rr\nstrategy: { type: round_robin }\ntargets:\n  strong: { backend: mock, accuracy: 1 }\n  weak: { backend: mock, accuracy: 0 }\n');
+    await writeFile(
+      path.join(dir, 'round-robin.yaml'),
+      'backend: routed\nmodel: rr\nstrategy: { type: round_robin }\ntargets:\n  strong: { backend: mock, accuracy: 1 }\n  weak: { backend: mock, accuracy: 0 }\n',
+    );
     const out = path.join(dir, 'compare');
     const r = await gym(
-      ['eval', 'run', '--env', 'mcqa', '--input', MCQA, '--output', out, '--num-repeats', '2', '--concurrency', '2', '--condition', `fixed=${dir}/fixed.yaml`, '--condition', `routed=${dir}/routed.yaml`, '--condition', `rr=${dir}/round-robin.yaml`, '--price', 'fake/strong=3,15', '--price', 'fake/weak=0.5,1'],
+      [
+        'eval',
+        'run',
+        '--env',
+        'mcqa',
+        '--input',
+        MCQA,
+        '--output',
+        out,
+        '--num-repeats',
+        '2',
+        '--concurrency',
+        '2',
+        '--condition',
+        `fixed=${dir}/fixed.yaml`,
+        '--condition',
+        `routed=${dir}/routed.yaml`,
+        '--condition',
+        `rr=${dir}/round-robin.yaml`,
+        '--price',
+        'fake/strong=3,15',
+        '--price',
+        'fake/weak=0.5,1',
+      ],
       { ...env, [KEY_ENV]: 'fake-upstream-key' },
       { timeoutMs: 600_000 },
     );
@@ -71,7 +101,10 @@ describe('fixed versus routed conditions in one command', () => {
     const sha = createHash('sha256').update(readFileSync(deployment)).digest('hex');
     const forwarded = [...upstream.requests];
     let seen = 0;
-    for (const [name, route] of [['fixed', 'fixed'], ['routed', 'routed']] as const) {
+    for (const [name, route] of [
+      ['fixed', 'fixed'],
+      ['routed', 'routed'],
+    ] as const) {
       const runDir = path.join(out, name);
       const condition = JSON.parse(readFileSync(path.join(runDir, 'switchyard-condition.json'), 'utf8'));
       expect(condition).toMatchObject({ route, mode: 'hosted', deployment_path: deployment, deployment_sha256: sha, session_id_headers: ['x-switchyard-session-id'] });
@@ -91,7 +124,10 @@ describe('fixed versus routed conditions in one command', () => {
       const tokens = calls.map((c) => (c.response as any).usage);
       expect(row.inputTokens).toBe(tokens.reduce((a, u) => a + u.input_tokens, 0));
       const price = (t: string) => (t === 'fake/strong' ? [3, 15] : [0.5, 1]);
-      expect(row.costUsd).toBeCloseTo(calls.reduce((a, c, i) => a + (tokens[i].input_tokens * price(c.routing!.target)[0]! + tokens[i].output_tokens * price(c.routing!.target)[1]!) / 1e6, 0), 10);
+      expect(row.costUsd).toBeCloseTo(
+        calls.reduce((a, c, i) => a + (tokens[i].input_tokens * price(c.routing!.target)[0]! + tokens[i].output_tokens * price(c.routing!.target)[1]!) / 1e6, 0),
+        10,
+      );
       expect(existsSync(path.join(runDir, 'switchyard-stats.json'))).toBe(true);
       expect(JSON.parse(readFileSync(path.join(runDir, 'switchyard-stats.json'), 'utf8')).stats.total_requests).toBe(10);
     }
@@ -103,7 +139,12 @@ describe('fixed versus routed conditions in one command', () => {
 
     // Gymflow's round-robin: ten rollouts dealt five and five, each call recorded with its target.
     const rr = path.join(out, 'rr');
-    expect(JSON.parse(readFileSync(path.join(rr, 'routing-condition.json'), 'utf8'))).toMatchObject({ by: 'gymflow', route: 'rr', strategy: { type: 'round_robin' }, targets: { strong: { backend: 'mock' }, weak: { backend: 'mock' } } });
+    expect(JSON.parse(readFileSync(path.join(rr, 'routing-condition.json'), 'utf8'))).toMatchObject({
+      by: 'gymflow',
+      route: 'rr',
+      strategy: { type: 'round_robin' },
+      targets: { strong: { backend: 'mock' }, weak: { backend: 'mock' } },
+    });
     const rrCalls = callRecords(rr);
     for (const c of rrCalls) expect(c.routing).toMatchObject({ by: 'gymflow', strategy: 'round_robin', session: c.rollout_id });
     expect(comparison[2].targets).toEqual({ strong: 5, weak: 5 });
@@ -120,13 +161,19 @@ describe('fixed versus routed conditions in one command', () => {
     const bad = path.join(dir, 'bad.toml');
     await writeFile(bad, deploymentToml(upstream.url, KEY_ENV).replace('target = "strong"', 'target = "nowhere"'));
     const out = path.join(dir, 'bad-run');
-    const r = await gym(['eval', 'run', '--env', 'mcqa', '--input', MCQA, '--output', out, '--model', 'switchyard', '--model-name', 'fixed', '--switchyard-deployment', bad], { ...env, [KEY_ENV]: 'k' });
+    const r = await gym(['eval', 'run', '--env', 'mcqa', '--input', MCQA, '--output', out, '--model', 'switchyard', '--model-name', 'fixed', '--switchyard-deployment', bad], {
+      ...env,
+      [KEY_ENV]: 'k',
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`switchyard deployment ${bad}: refused by nemo-switchyard 0.3.0`);
     expect(r.stderr).toContain('nowhere');
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(path.join(out, 'manifest.json'))).toBe(false);
-    const noRoute = await gym(['eval', 'run', '--env', 'mcqa', '--input', MCQA, '--output', out, '--model', 'switchyard', '--model-name', 'gone', '--switchyard-deployment', deployment], { ...env, [KEY_ENV]: 'k' });
+    const noRoute = await gym(['eval', 'run', '--env', 'mcqa', '--input', MCQA, '--output', out, '--model', 'switchyard', '--model-name', 'gone', '--switchyard-deployment', deployment], {
+      ...env,
+      [KEY_ENV]: 'k',
+    });
     expect(noRoute.code).toBe(3);
     expect(noRoute.stderr).toContain(`switchyard deployment ${deployment}: routes: no route has id "gone"`);
   }, 300_000);

@@ -13,7 +13,11 @@ import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures');
 const firstRow = (env: string) => JSON.parse(readFileSync(path.join(FIXTURES, 'nemo-gym', env, 'example.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>;
-const jsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const jsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 let server: TestServer;
 let tracing: Tracing;
@@ -28,7 +32,11 @@ afterAll(async () => {
 it("labels each rollout's root span with its own row's environment and agent", async () => {
   const dir = await tempDir('gymflow-traces-routed-');
   const input = path.join(dir, 'input.jsonl');
-  const rows = [{ ...firstRow('mcqa'), task_source: 'mcqa_simple_agent' }, { ...firstRow('example_multi_step'), task_source: 'example_multi_step' }, { ...firstRow('string_match'), task_source: 'string_match' }];
+  const rows = [
+    { ...firstRow('mcqa'), task_source: 'mcqa_simple_agent' },
+    { ...firstRow('example_multi_step'), task_source: 'example_multi_step' },
+    { ...firstRow('string_match'), task_source: 'string_match' },
+  ];
   writeFileSync(input, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const routed = await resolveConfigRun({
     files: [path.join(FIXTURES, 'routing/three-environments.yaml')],

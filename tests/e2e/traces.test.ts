@@ -51,7 +51,10 @@ function fileSpans(runDir: string): SpanLine[] {
 }
 
 function recordedIds(runDir: string): string[] {
-  return readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)._ng_rollout_id);
+  return readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l)._ng_rollout_id);
 }
 
 /** Each rollout's trace: one root named after it, every other span's parent in the same trace. */
@@ -101,7 +104,19 @@ describe('rollout traces', () => {
     const trees = treesByRollout(local.map(asReceived), ids);
     for (const [id, members] of trees) {
       const names = members.map((s) => s.name);
-      expect(names).toEqual(expect.arrayContaining(['turn 1', 'model', 'gateway POST /v1/responses', 'tool get_synonym_value', 'POST /get_synonym_value', 'environment POST /get_synonym_value', 'finish', 'verify', 'record']));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'turn 1',
+          'model',
+          'gateway POST /v1/responses',
+          'tool get_synonym_value',
+          'POST /get_synonym_value',
+          'environment POST /get_synonym_value',
+          'finish',
+          'verify',
+          'record',
+        ]),
+      );
       // Remote calls cross HTTP: the environment server's span is a child of the client's request span.
       const client = members.find((s) => s.name === 'POST /get_synonym_value')!;
       expect(members.find((s) => s.name === 'environment POST /get_synonym_value')!.parentSpanId).toBe(client.spanId);
@@ -110,7 +125,10 @@ describe('rollout traces', () => {
 
     // MLflow got the same spans, with their parents and links.
     const runTraces = new Set(local.map((s) => s.trace_id));
-    const { spans: atMlflow } = await received(runTraces, local.map((s) => s.span_id));
+    const { spans: atMlflow } = await received(
+      runTraces,
+      local.map((s) => s.span_id),
+    );
     treesByRollout(atMlflow, ids);
     const byId = new Map(atMlflow.map((s) => [s.spanId, s]));
     expect(local.filter((s) => byId.get(s.span_id)?.parentSpanId !== (s.parent_span_id ?? '')).map((s) => s.name)).toEqual([]);
@@ -160,7 +178,10 @@ describe('rollout traces', () => {
     const local = fileSpans(runDir);
     const trees = treesByRollout(local.map(asReceived), ids);
     for (const members of trees.values()) expect(members.map((s) => s.name)).toEqual(expect.arrayContaining(['turn 1', 'model', 'gateway POST /v1/responses', 'verify', 'record']));
-    const { spans: atMlflow } = await received(new Set(local.map((s) => s.trace_id)), local.map((s) => s.span_id));
+    const { spans: atMlflow } = await received(
+      new Set(local.map((s) => s.trace_id)),
+      local.map((s) => s.span_id),
+    );
     treesByRollout(atMlflow, ids);
   });
 
@@ -171,7 +192,11 @@ describe('rollout traces', () => {
       const models = await request(`${gateway.url}/models`, { headers: { authorization: `Bearer ${gateway.token}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
       expect(models.statusCode).toBe(200);
       await models.body.text();
-      const seeded = await request(`${envServer.url}/seed_session`, { method: 'POST', headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b8-01` }, body: JSON.stringify(JSON.parse(readFileSync(path.join(FIXTURES, 'example.jsonl'), 'utf8').split('\n')[0]!)) });
+      const seeded = await request(`${envServer.url}/seed_session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-00f067aa0ba902b8-01` },
+        body: JSON.stringify(JSON.parse(readFileSync(path.join(FIXTURES, 'example.jsonl'), 'utf8').split('\n')[0]!)),
+      });
       expect(seeded.statusCode).toBe(200);
       await seeded.body.text();
     } finally {
@@ -181,6 +206,11 @@ describe('rollout traces', () => {
     await activeTracing()!.flush();
     const traces = await receivedTraces(mlflow, [traceId], (got) => (got.get(traceId)?.spans.length ?? 0) >= 2);
     const ofTrace = traces.get(traceId)!.spans.map((s) => [s.name, s.parentSpanId]);
-    expect(ofTrace).toEqual(expect.arrayContaining([['gateway GET /v1/models', '00f067aa0ba902b7'], ['environment POST /seed_session', '00f067aa0ba902b8']]));
+    expect(ofTrace).toEqual(
+      expect.arrayContaining([
+        ['gateway GET /v1/models', '00f067aa0ba902b7'],
+        ['environment POST /seed_session', '00f067aa0ba902b8'],
+      ]),
+    );
   });
 });

@@ -36,8 +36,14 @@ describe('training export from vLLM', () => {
     }
     const runDir = path.join(await tempDir('gymflow-vllm-'), 'run');
     const config = buildRunConfig({
-      env: 'example_multi_step', model: 'vllm', 'model-name': 'fake-policy', 'model-url': vllm.url, input: INPUT, output: runDir,
-      limit: String(ROLLOUTS), concurrency: '1',
+      env: 'example_multi_step',
+      model: 'vllm',
+      'model-name': 'fake-policy',
+      'model-url': vllm.url,
+      input: INPUT,
+      output: runDir,
+      limit: String(ROLLOUTS),
+      concurrency: '1',
     });
     const result = await runInProcess(server, config);
     expect(result.metrics.rollouts_recorded).toBe(ROLLOUTS);

@@ -23,9 +23,7 @@ export function multiStepEpisodes(): RecordedEpisode[] {
   return readJsonl(MULTI_STEP_ROLLOUTS).map((rollout) => {
     const task = tasks.find((t) => key(t) === key(rollout));
     if (!task) throw new Error('a recorded rollout has no task in example.jsonl');
-    const outputs = new Map(
-      rollout.response.output.filter((i: FunctionCallOutputItem) => i.type === 'function_call_output').map((i: FunctionCallOutputItem) => [i.call_id, i.output]),
-    );
+    const outputs = new Map(rollout.response.output.filter((i: FunctionCallOutputItem) => i.type === 'function_call_output').map((i: FunctionCallOutputItem) => [i.call_id, i.output]));
     const calls = rollout.response.output
       .filter((i: FunctionCallItem) => i.type === 'function_call')
       .map((i: FunctionCallItem) => ({ name: i.name, arguments: i.arguments, output: outputs.get(i.call_id) as string }));

@@ -71,7 +71,11 @@ describe('NeMo Gym episodes replayed through the server', () => {
     // Token counts come from response.usage; nested objects are not columns.
     expect(reply.body.agent_metrics['mean/total_tokens']).toBeGreaterThan(0);
     expect(reply.body.agent_metrics).not.toHaveProperty('mean/response');
-    expect(Object.keys(reply.body.key_metrics).filter((k) => !k.startsWith('mean/')).every((k) => /^(pass|majority)@/.test(k))).toBe(true);
+    expect(
+      Object.keys(reply.body.key_metrics)
+        .filter((k) => !k.startsWith('mean/'))
+        .every((k) => /^(pass|majority)@/.test(k)),
+    ).toBe(true);
     expect(reply.body.key_metrics['mean/reward']).toBe(reply.body.agent_metrics['mean/reward']);
 
     const bad = await post(server.url, '/aggregate_metrics', { verify_responses: 'nope' });

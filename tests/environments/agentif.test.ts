@@ -51,9 +51,11 @@ describe('agentif against NeMo Gym verify on generated cases', () => {
     };
     // Three verifies at a time: each mostly waits for its jail to start.
     const queue = cases.filter((c) => !refused(c));
-    await Promise.all([0, 1, 2].map(async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) await check(c);
-    }));
+    await Promise.all(
+      [0, 1, 2].map(async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) await check(c);
+      }),
+    );
     expect(mismatches).toEqual([]);
     expect(cases.filter((c) => c.verdict.reward === 1).length).toBeGreaterThan(10);
     expect(cases.filter((c) => (c.verdict.n_skipped as number) > 0).length).toBeGreaterThan(10);
@@ -142,7 +144,8 @@ describe('agentif oracle', () => {
     const yes: JudgeCall = async () => judgeReply('YES');
     for (const row of tasks) {
       const task = AgentIFTask.parse(row);
-      const play = async (correct: boolean) => (await agentif.verify(task, { id: 'r', object: 'response', output: agentifOracle(task, [], { correct, rng: seededRng(1) }) }, { state: null, judge: yes })) as Record<string, number>;
+      const play = async (correct: boolean) =>
+        (await agentif.verify(task, { id: 'r', object: 'response', output: agentifOracle(task, [], { correct, rng: seededRng(1) }) }, { state: null, judge: yes })) as Record<string, number>;
       const [right, wrong] = [await play(true), await play(false)];
       expect(wrong.reward).toBe(0);
       expect(right.n_true).toBeGreaterThan(wrong.n_true!);

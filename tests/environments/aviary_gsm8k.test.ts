@@ -91,8 +91,18 @@ describe('aviary_gsm8k rewards', () => {
   });
 
   it('a failed calculation costs 1 and ends the episode: later calls are not scored', async () => {
-    expect(await run([['calculator', { expr: '1/0' }], ['submit_answer', { answer: '5' }]])).toMatchObject({ reward: -1, failure_reason: 'tool_failure' });
-    expect(await run([['submit_answer', { answer: '5' }], ['submit_answer', { answer: '5' }]])).toMatchObject({ reward: 1 });
+    expect(
+      await run([
+        ['calculator', { expr: '1/0' }],
+        ['submit_answer', { answer: '5' }],
+      ]),
+    ).toMatchObject({ reward: -1, failure_reason: 'tool_failure' });
+    expect(
+      await run([
+        ['submit_answer', { answer: '5' }],
+        ['submit_answer', { answer: '5' }],
+      ]),
+    ).toMatchObject({ reward: 1 });
   });
 
   it('no submission scores 0 with no_answer_submitted', async () => {

@@ -55,7 +55,10 @@ describe('aviary_hotpotqa conformance with NeMo Gym recorded rollouts', () => {
       const recorded = new Map(output.flatMap((item) => (item.type === 'function_call_output' ? [[item.call_id, item.output] as const] : [])));
       const calls = output.flatMap((item) => (item.type === 'function_call' ? [item] : []));
       expect(calls.length).toBeGreaterThan(0);
-      const replies = await play(task, calls.map((c) => [c.name, JSON.parse(c.arguments)]));
+      const replies = await play(
+        task,
+        calls.map((c) => [c.name, JSON.parse(c.arguments)]),
+      );
       // Aviary replies with plain text; Gymflow's reply bodies are JSON strings of the same text.
       expect(replies.map((r) => r.body)).toEqual(calls.map((c) => recorded.get(c.call_id)));
       const outcome = await reverifyEpisode(env, task, rollout.response);
@@ -75,11 +78,12 @@ const cases = readJsonl<Case>(path.join(import.meta.dirname, 'aviary_hotpotqa.ca
 const taskOf = (c: Case) => AviaryHotpotqaTask.parse({ responses_create_params: { input: [{ role: 'user', content: 'Question: Q?' }] }, answer: c.answer, wiki: c.wiki });
 // Aviary calls a tool with whatever arguments the model sent: a number where a string belongs is used as
 // is, an unknown argument name raises (NeMo Gym's /step answers 500). Gymflow answers both 422.
-const wellTyped = (c: Case) => c.calls.every(([name, args]) => {
-  const keys = Object.keys(args as object);
-  const expected = { search: 'entity', lookup: 'keyword', submit_answer: 'answer' }[name];
-  return keys.length === 1 && keys[0] === expected && typeof (args as Record<string, unknown>)[expected!] === 'string';
-});
+const wellTyped = (c: Case) =>
+  c.calls.every(([name, args]) => {
+    const keys = Object.keys(args as object);
+    const expected = { search: 'entity', lookup: 'keyword', submit_answer: 'answer' }[name];
+    return keys.length === 1 && keys[0] === expected && typeof (args as Record<string, unknown>)[expected!] === 'string';
+  });
 
 describe('aviary_hotpotqa against Aviary HotPotQAEnv on generated episodes', () => {
   it(`agrees on every reply, reward and end of ${cases.filter(wellTyped).length} episodes`, async () => {
@@ -146,9 +150,17 @@ describe('aviary_hotpotqa tools and rewards', () => {
   });
 
   it('an empty argument ends the episode unscored; later calls are answered but change nothing', async () => {
-    expect(await verify([['search', { entity: '' }], ['submit_answer', { answer: 'President Richard Nixon' }]])).toMatchObject({ reward: 0, failure_reason: 'tool_failure' });
+    expect(
+      await verify([
+        ['search', { entity: '' }],
+        ['submit_answer', { answer: 'President Richard Nixon' }],
+      ]),
+    ).toMatchObject({ reward: 0, failure_reason: 'tool_failure' });
     expect(await verify([['submit_answer', { answer: '' }]])).toMatchObject({ reward: 0, failure_reason: 'tool_failure' });
-    const replies = await play(task, [['submit_answer', { answer: 'President Richard Nixon' }], ['submit_answer', { answer: 'President Richard Nixon' }]]);
+    const replies = await play(task, [
+      ['submit_answer', { answer: 'President Richard Nixon' }],
+      ['submit_answer', { answer: 'President Richard Nixon' }],
+    ]);
     expect(replies.at(-1)!.state.reward).toBe(1);
   });
 
@@ -161,7 +173,10 @@ describe('aviary_hotpotqa tools and rewards', () => {
 
   it('a query the snapshot has no answer for lists the titles sharing the most words, and finds titles ignoring case', async () => {
     const oberoi = tasks[1]!;
-    const [miss, hit] = await play(oberoi, [['search', { entity: 'oberoi group history' }], ['search', { entity: 'the oberoi group' }]]);
+    const [miss, hit] = await play(oberoi, [
+      ['search', { entity: 'oberoi group history' }],
+      ['search', { entity: 'the oberoi group' }],
+    ]);
     expect(miss!.body).toBe("Search for 'oberoi group history' returned no results. Similar: ['The Oberoi Group'].");
     expect(hit!.body).toMatch(/^The Oberoi Group is a luxury hotel group/);
     const [none] = await play(oberoi, [['search', { entity: 'Zanzibar' }]]);

@@ -41,7 +41,7 @@ describe('blackjack rules against NeMo Gym recorded games', () => {
       const output = rollout.response.output;
       let reward = 0;
       let info = {};
-      for (let start = 0; start < output.length; ) {
+      for (let start = 0; start < output.length;) {
         let end = start;
         while (end < output.length && !isUser(output[end]!)) end++;
         const turn = playTurn(hands, parseDecision(turnText(output.slice(start, end))), draw);

@@ -66,14 +66,9 @@ describe('code_gen: forged rewards', () => {
   });
 
   it('a return value whose __eq__ says yes to everything is not equal to the expected answer', async () => {
-    const code = [
-      'class Solution:',
-      '    def answer(self, x):',
-      '        class Anything:',
-      '            def __eq__(self, other):',
-      '                return True',
-      '        return Anything()',
-    ].join('\n');
+    const code = ['class Solution:', '    def answer(self, x):', '        class Anything:', '            def __eq__(self, other):', '                return True', '        return Anything()'].join(
+      '\n',
+    );
     expect(await verify(code, '42', 'answer')).toMatchObject({ reward: 0, result: [false], failure_reason: 'wrong_answer' });
   });
 

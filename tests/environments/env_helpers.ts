@@ -19,15 +19,8 @@ export interface ReplayedCall {
 }
 
 /** Runs each recorded call through the tools in order, pairing our reply with NeMo Gym's recorded output (both as JSON). */
-export async function replayToolCalls<State>(
-  env: AnyEnvironment,
-  task: unknown,
-  state: State,
-  output: readonly ConversationItem[],
-): Promise<{ state: State; calls: ReplayedCall[] }> {
-  const recorded = new Map(
-    output.filter((i): i is FunctionCallOutputItem => i.type === 'function_call_output').map((i) => [i.call_id, i.output]),
-  );
+export async function replayToolCalls<State>(env: AnyEnvironment, task: unknown, state: State, output: readonly ConversationItem[]): Promise<{ state: State; calls: ReplayedCall[] }> {
+  const recorded = new Map(output.filter((i): i is FunctionCallOutputItem => i.type === 'function_call_output').map((i) => [i.call_id, i.output]));
   const calls: ReplayedCall[] = [];
   for (const call of output.filter((i): i is FunctionCallItem => i.type === 'function_call')) {
     const tool = env.tools[call.name];

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CLASS_DEFAULTS,
-  createEquivalenceLlmJudge,
-  equivalenceLlmJudge,
-  OPENQA_CONFIG,
-} from '../../src/environments/equivalence_llm_judge';
+import { CLASS_DEFAULTS, createEquivalenceLlmJudge, equivalenceLlmJudge, OPENQA_CONFIG } from '../../src/environments/equivalence_llm_judge';
 import { DEFAULT_JUDGE_PROMPT_TEMPLATE } from '../../src/environments/equivalence_llm_judge/prompt_template';
 import { EquivalenceTask } from '../../src/environments/equivalence_llm_judge/task';
 import { JudgeError } from '../../src/environments/types';
@@ -40,20 +35,17 @@ describe('equivalence_llm_judge conformance with NeMo Gym recordings', () => {
     expect(DEFAULT_JUDGE_PROMPT_TEMPLATE).toBe(file.trim());
   });
 
-  it.each(joinToTasks(rollouts, tasks).map(({ rollout, task }, i) => [i, rollout, task] as const))(
-    'rollout %i: reward, verdicts and judge prompts reproduce',
-    async (_i, rollout, task) => {
-      const { judge, sent } = replayJudge(rollout.judge_evaluations.map((e) => e.response));
-      const result = await env.verify(task, rollout.response, { state: null, judge });
-      expect(result.reward).toBe(rollout.reward);
-      expect(result.expected_answer).toBe(rollout.expected_answer);
-      expect(sent.map((p) => p.input)).toEqual(rollout.judge_evaluations.map((e) => e.responses_create_params.input));
-      const evaluations = result.judge_evaluations as { verdict_label: string | null }[];
-      expect(evaluations.map((e) => e.verdict_label)).toEqual(rollout.judge_evaluations.map((e) => e.verdict_label ?? null));
-      if (rollout.reward < 1) expect(result.failure_reason).toBeTruthy();
-      else expect(result.failure_reason).toBeUndefined();
-    },
-  );
+  it.each(joinToTasks(rollouts, tasks).map(({ rollout, task }, i) => [i, rollout, task] as const))('rollout %i: reward, verdicts and judge prompts reproduce', async (_i, rollout, task) => {
+    const { judge, sent } = replayJudge(rollout.judge_evaluations.map((e) => e.response));
+    const result = await env.verify(task, rollout.response, { state: null, judge });
+    expect(result.reward).toBe(rollout.reward);
+    expect(result.expected_answer).toBe(rollout.expected_answer);
+    expect(sent.map((p) => p.input)).toEqual(rollout.judge_evaluations.map((e) => e.responses_create_params.input));
+    const evaluations = result.judge_evaluations as { verdict_label: string | null }[];
+    expect(evaluations.map((e) => e.verdict_label)).toEqual(rollout.judge_evaluations.map((e) => e.verdict_label ?? null));
+    if (rollout.reward < 1) expect(result.failure_reason).toBeTruthy();
+    else expect(result.failure_reason).toBeUndefined();
+  });
 });
 
 describe('equivalence_llm_judge judge failures', () => {
@@ -80,7 +72,7 @@ describe('equivalence_llm_judge judge failures', () => {
 });
 
 describe('equivalence_llm_judge edge cases', () => {
-  const userPrompt = (sent: { input: unknown }) => ((sent.input as { content: string }[]).at(-1)!.content);
+  const userPrompt = (sent: { input: unknown }) => (sent.input as { content: string }[]).at(-1)!.content;
 
   it('an empty answer scores 0 without a judge call (NeMo Gym 0.7.0)', async () => {
     const { judge, sent } = textJudge('[[A!=B]]');
@@ -185,7 +177,12 @@ describe('equivalence_llm_judge oracle', () => {
       const [item] = equivalenceLlmJudgeOracle(t, [], { correct: true, rng: seededRng(1) });
       const text = (item as unknown as { content: { text: string }[] }).content[0]!.text;
       const regex = new RegExp(t.template_metadata!.output_regex!, 'ms');
-      expect(regex.exec(text)?.slice(1).find((g) => g?.trim()) ?? '').toBe(t.expected_answer);
+      expect(
+        regex
+          .exec(text)
+          ?.slice(1)
+          .find((g) => g?.trim()) ?? '',
+      ).toBe(t.expected_answer);
     }
   });
 });

@@ -3,11 +3,7 @@
 // the response alone. Also covers the gymnasium_agent bookkeeping (advance, max_steps truncation).
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  exampleMultiTurnGymnasium as env,
-  exampleMultiTurnGymnasiumGym as gym,
-  MultiTurnTask,
-} from '../../src/environments/example_multi_turn_gymnasium';
+import { exampleMultiTurnGymnasium as env, exampleMultiTurnGymnasiumGym as gym, MultiTurnTask } from '../../src/environments/example_multi_turn_gymnasium';
 import { advance, isGymnasiumBacked, replayEpisode, startEpisode, turnText } from '../../src/environments/gymnasium';
 import { exampleMultiStep } from '../../src/environments/example_multi_step';
 import { exampleMultiTurnGymnasiumOracle } from '../../src/environments/example_multi_turn_gymnasium/oracle';
@@ -40,7 +36,7 @@ describe('example_multi_turn_gymnasium conformance with NeMo Gym recorded rollou
       const output = rollout.response.output;
       const appended: unknown[] = [];
       let done = false;
-      for (let start = 0; start < output.length && !done; ) {
+      for (let start = 0; start < output.length && !done;) {
         let end = start;
         while (end < output.length && !isUser(output[end]!)) end++;
         const step = advance(gym, row, episode, output.slice(start, end));
@@ -124,7 +120,14 @@ describe('example_multi_turn_gymnasium episodes', () => {
     const turn: ConversationItem[] = [
       { type: 'reasoning', summary: [{ type: 'summary_text', text: 'no' }] },
       { role: 'assistant', content: 'a' },
-      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'b' }, { type: 'refusal', refusal: 'c' }] },
+      {
+        type: 'message',
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'b' },
+          { type: 'refusal', refusal: 'c' },
+        ],
+      },
       { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
     ];
     expect(turnText(turn)).toBe('ab');
@@ -134,7 +137,7 @@ describe('example_multi_turn_gymnasium episodes', () => {
     for (const correct of [true, false]) {
       const history: ConversationItem[] = [];
       let { episode } = startEpisode(gym, task);
-      for (let done = false; !done; ) {
+      for (let done = false; !done;) {
         const turn = exampleMultiTurnGymnasiumOracle(task, history, { correct, rng: seededRng(3) });
         const step = advance(gym, task, episode, turn);
         history.push(...turn, ...step.append);

@@ -41,9 +41,7 @@ describe('example_tool_call_multireward conformance with NeMo Gym recorded rollo
 });
 
 describe('example_tool_call_multireward edge cases (values from NeMo Gym v0.6.0)', () => {
-  const tools = [
-    { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-  ];
+  const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
   const PARIS = { name: 'get_weather', arguments: { city: 'Paris' } };
   const call = (args: string, name = 'get_weather'): ConversationItem => ({ type: 'function_call', call_id: 'c', name, arguments: args });
   const message: ConversationItem = { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] };

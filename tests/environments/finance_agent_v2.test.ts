@@ -50,12 +50,29 @@ function recordedVotesJudge(judgements: RecordedJudgement[]): { judge: JudgeCall
   return { judge, sent };
 }
 
-const AGGREGATES = ['rubric_total', 'rubric_passed', 'rubric_unresolved', 'rubric_fraction', 'rubric_all_pass', 'rubric_partial_credit', 'rubric_weighted_fraction', 'rubric_weight_total', 'rubric_weight_passed', 'rubric_dealbreakers_total', 'rubric_dealbreakers_failed'];
+const AGGREGATES = [
+  'rubric_total',
+  'rubric_passed',
+  'rubric_unresolved',
+  'rubric_fraction',
+  'rubric_all_pass',
+  'rubric_partial_credit',
+  'rubric_weighted_fraction',
+  'rubric_weight_total',
+  'rubric_weight_passed',
+  'rubric_dealbreakers_total',
+  'rubric_dealbreakers_failed',
+];
 
 describe('finance_agent_v2 conformance with NeMo Gym recordings', () => {
-  it('embeds NeMo Gym\'s rubric judge prompt as its YAML loads', () => {
+  it("embeds NeMo Gym's rubric judge prompt as its YAML loads", () => {
     const yaml = readFileSync(path.join(DIR, 'finance_agent_v2_rubric_judge.yaml'), 'utf8');
-    const body = yaml.split('rubric_judge_prompt_template: |-\n')[1]!.split('\n').map((l) => l.slice(2)).join('\n').trimEnd();
+    const body = yaml
+      .split('rubric_judge_prompt_template: |-\n')[1]!
+      .split('\n')
+      .map((l) => l.slice(2))
+      .join('\n')
+      .trimEnd();
     expect(RUBRIC_JUDGE_PROMPT).toBe(body);
   });
 
@@ -65,9 +82,7 @@ describe('finance_agent_v2 conformance with NeMo Gym recordings', () => {
     expect(result.reward).toBe(rollout.reward);
     for (const key of AGGREGATES) expect(result[key], key).toEqual(rollout[key]);
     const judgements = result.rubric_judgements as RecordedJudgement[];
-    expect(judgements.map((j) => [j.criteria, j.votes, j.score, j.severity, j.must_pass])).toEqual(
-      rollout.rubric_judgements.map((j) => [j.criteria, j.votes, j.score, j.severity, j.must_pass]),
-    );
+    expect(judgements.map((j) => [j.criteria, j.votes, j.score, j.severity, j.must_pass])).toEqual(rollout.rubric_judgements.map((j) => [j.criteria, j.votes, j.score, j.severity, j.must_pass]));
     expect(sent).toHaveLength(rollout.rubric_judgements.reduce((n, j) => n + j.votes.length, 0));
     expect(sent[0]!.max_output_tokens).toBe(8192);
     if (rollout.reward < 1) expect(result.failure_reason).toBeTruthy();
@@ -104,7 +119,10 @@ describe('finance_agent_v2 verify edge cases', () => {
   });
 
   it('rubric severities that are not positive finite numbers weigh 1; non-list rubrics are unscorable', () => {
-    expect(parseRubric('[{"criteria": " x ", "modifiers": {"severity": -2}}, {"criteria": ""}, {"criteria": "y", "modifiers": {"severity": "2.5"}}]').map((c) => [c.criteria, c.severity])).toEqual([['x', 1], ['y', 2.5]]);
+    expect(parseRubric('[{"criteria": " x ", "modifiers": {"severity": -2}}, {"criteria": ""}, {"criteria": "y", "modifiers": {"severity": "2.5"}}]').map((c) => [c.criteria, c.severity])).toEqual([
+      ['x', 1],
+      ['y', 2.5],
+    ]);
     expect(parseRubric('{"criteria": "x"}')).toEqual([]);
   });
 });
@@ -152,8 +170,23 @@ describe('finance_agent_v2 tools over the local index', () => {
 });
 
 describe('finance_agent_v2 BM25 index', () => {
-  const filing = (url: string, body: string, filing_date = '2025-01-01') => ({ accession_number: url, cik: '1', ticker: '', company_name: 'C', form_type: '10-K', document_type: '10-K', description: null, filing_date, url, body });
-  const index = new FilingIndex([filing('a', 'revenue revenue growth artificial intelligence'), filing('b', 'total revenue fell; competition rose', '2025-06-01'), filing('c', 'artificial sweeteners and growth')]);
+  const filing = (url: string, body: string, filing_date = '2025-01-01') => ({
+    accession_number: url,
+    cik: '1',
+    ticker: '',
+    company_name: 'C',
+    form_type: '10-K',
+    document_type: '10-K',
+    description: null,
+    filing_date,
+    url,
+    body,
+  });
+  const index = new FilingIndex([
+    filing('a', 'revenue revenue growth artificial intelligence'),
+    filing('b', 'total revenue fell; competition rose', '2025-06-01'),
+    filing('c', 'artificial sweeteners and growth'),
+  ]);
   const all = { startDate: '1900-01-01', endDate: '2026-03-01', formTypes: null, ciks: null };
   const urls = (q: string) => index.search(q, all).map((f) => f.url);
 

@@ -24,15 +24,15 @@ interface OpCase {
 const cases = readJsonl<OpCase>(path.join(HERE, 'image_tools.ops.cases.jsonl'));
 
 /** Images 0 and 2 are 640×480 and 480×640, the shapes 240×160: a pair of different sizes is resized to the first's. */
-const SIZES = [[640, 480], [240, 160], [480, 640]];
+const SIZES = [
+  [640, 480],
+  [240, 160],
+  [480, 640],
+];
 const resizedPair = (c: OpCase) => (c.name === 'image_diff_tool' || c.name === 'image_overlay_tool') && String(SIZES[c.args.img_idx_a as number]) !== String(SIZES[c.args.img_idx_b as number]);
 /** Tools whose output pixels involve resampling (or text NeMo Gym draws and Gymflow does not): compared by mean colour. */
 const resampled = (c: OpCase) =>
-  c.name === 'image_zoom_in_tool' ||
-  (c.name === 'image_rotate_tool' && Number(c.args.degrees) % 90 !== 0) ||
-  c.name === 'image_side_by_side_tool' ||
-  c.name === 'count_objects_tool' ||
-  resizedPair(c);
+  c.name === 'image_zoom_in_tool' || (c.name === 'image_rotate_tool' && Number(c.args.degrees) % 90 !== 0) || c.name === 'image_side_by_side_tool' || c.name === 'count_objects_tool' || resizedPair(c);
 
 describe('image operations against NeMo Gym execute_image_tool', async () => {
   const images: Raster[] = [await decodeImage(photo(0)), await decodeImage(path.join(HERE, 'image_tools.shapes.png')), await decodeImage(photo(2))];

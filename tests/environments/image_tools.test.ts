@@ -10,7 +10,18 @@ import { seededRng } from '../../src/util/rng';
 import { FIXTURES, joinToTasks, readJsonl } from './nemo_fixtures';
 
 const DATA = path.resolve(import.meta.dirname, '../../src/environments/image_tools/data');
-const FIELDS = ['reward', 'model_output', 'tool_name_match', 'rollout_tool_name', 'expected_tool_name', 'target_match', 'argument_score', 'argument_detail', 'tool_family', 'num_rollout_tool_calls'] as const;
+const FIELDS = [
+  'reward',
+  'model_output',
+  'tool_name_match',
+  'rollout_tool_name',
+  'expected_tool_name',
+  'target_match',
+  'argument_score',
+  'argument_detail',
+  'tool_family',
+  'num_rollout_tool_calls',
+] as const;
 
 describe('image_tools conformance with NeMo Gym recorded rollouts', () => {
   const tasks = readJsonl<{ responses_create_params: { input: unknown } }>(path.join(DATA, 'example.jsonl'));

@@ -12,14 +12,19 @@ import { answerResponse, FIXTURES, joinToTasks, readJsonl } from './nemo_fixture
 const DIR = path.join(FIXTURES, 'litmus_agent');
 const ctx = { state: null };
 const input = { responses_create_params: { input: [{ role: 'user', content: 'Q' }] } };
-const verify = (row: Record<string, unknown>, text: string, env = litmusAgent) =>
-  settled(env.verify(LitmusTask.parse({ ...input, ...row }), answerResponse(text), ctx)) as Record<string, unknown>;
+const verify = (row: Record<string, unknown>, text: string, env = litmusAgent) => settled(env.verify(LitmusTask.parse({ ...input, ...row }), answerResponse(text), ctx)) as Record<string, unknown>;
 
 describe('litmus_agent conformance with NeMo Gym recorded rollouts', () => {
   const tasks = readJsonl<{ responses_create_params: { input: unknown } }>(path.join(DIR, 'example.jsonl'));
-  const rollouts = readJsonl<{ responses_create_params: { input: unknown }; _ng_task_index: number; response: ResponseObject; reward: number; predicted_value: unknown; resolved_reward_rule: string; resolved_answer_type: string }>(
-    path.join(DIR, 'example_rollouts.jsonl'),
-  );
+  const rollouts = readJsonl<{
+    responses_create_params: { input: unknown };
+    _ng_task_index: number;
+    response: ResponseObject;
+    reward: number;
+    predicted_value: unknown;
+    resolved_reward_rule: string;
+    resolved_answer_type: string;
+  }>(path.join(DIR, 'example_rollouts.jsonl'));
   it.each(joinToTasks(rollouts, tasks).map(({ rollout, task }) => [rollout._ng_task_index, rollout, task] as const))('task %i reproduces its reward', (_i, rollout, task) => {
     const result = settled(litmusAgent.verify(LitmusTask.parse(task), rollout.response, ctx)) as Record<string, unknown>;
     expect(result.reward).toBe(rollout.reward);
@@ -41,7 +46,8 @@ describe('litmus_agent against NeMo Gym run on edge cases', () => {
     const result = verify(c.row, c.text);
     // NeMo Gym raises OverflowError rounding an infinite prediction (a 500); Gymflow scores it 0.
     expect(result.reward).toBe(typeof c.reward === 'string' ? 0 : c.reward);
-    const predicted = typeof result.predicted_value === 'number' && !Number.isFinite(result.predicted_value) ? String(result.predicted_value).replace('Infinity', 'inf').replace('NaN', 'nan') : result.predicted_value;
+    const predicted =
+      typeof result.predicted_value === 'number' && !Number.isFinite(result.predicted_value) ? String(result.predicted_value).replace('Infinity', 'inf').replace('NaN', 'nan') : result.predicted_value;
     expect(predicted).toEqual(c.predicted_value);
     expect(result.resolved_reward_rule).toBe(c.resolved_reward_rule);
   });

@@ -17,9 +17,17 @@ const row = (meta: Record<string, unknown> | null) => LongMemEvalTask.parse({ re
 const META = { question_id: 'q1', question_type: 'single-session-user', question: 'What degree did I get?', answer: 'Business Administration' };
 
 describe('longmemeval conformance with NeMo Gym recorded rollouts', () => {
-  const rollouts = readJsonl<{ responses_create_params: { input: unknown }; _ng_task_index: number; response: ResponseObject; reward: number; judge_raw: string; judge_label: boolean; abstention: boolean; generation: string; question_type: string }>(
-    path.join(DIR, 'example_rollouts.jsonl'),
-  );
+  const rollouts = readJsonl<{
+    responses_create_params: { input: unknown };
+    _ng_task_index: number;
+    response: ResponseObject;
+    reward: number;
+    judge_raw: string;
+    judge_label: boolean;
+    abstention: boolean;
+    generation: string;
+    question_type: string;
+  }>(path.join(DIR, 'example_rollouts.jsonl'));
   it.each(joinToTasks(rollouts, tasks).map(({ rollout, task }) => [rollout._ng_task_index, rollout, task] as const))('task %i reproduces its reward', async (_i, rollout, task) => {
     const { judge, sent } = textJudge(rollout.judge_raw);
     const result = (await longMemEval.verify(LongMemEvalTask.parse(task), rollout.response, { state: null, judge })) as Record<string, unknown>;

@@ -66,12 +66,9 @@ describe('math_with_judge conformance with NeMo Gym recordings (judge on, full t
 });
 
 describe('math_with_judge library check against math-verify 0.8.0', () => {
-  it.each(mathVerifyCases.filter((c) => !KNOWN_REWARD_DIFFERENCES[c.expected]).map((c) => [c.expected, c.generated, c] as const))(
-    'gold %j, output %j',
-    (_e, _g, c) => {
-      expect(libraryCheck(c.expected, c.generated).reward).toBe(c.library_reward);
-    },
-  );
+  it.each(mathVerifyCases.filter((c) => !KNOWN_REWARD_DIFFERENCES[c.expected]).map((c) => [c.expected, c.generated, c] as const))('gold %j, output %j', (_e, _g, c) => {
+    expect(libraryCheck(c.expected, c.generated).reward).toBe(c.library_reward);
+  });
 
   it('prints the extracted answer as math-verify does in at least 95% of the cases', () => {
     const same = mathVerifyCases.filter((c) => libraryCheck(c.expected, c.generated).extractedAnswer === c.extracted_answer).length;
@@ -111,7 +108,7 @@ describe('math_with_judge verify and judge', () => {
     const { judge, sent } = textJudge('[[A!=B]]');
     const result = await judged.verify(task, answerResponse('I am not sure.'), { state: null, judge });
     expect(result).toMatchObject({ reward: 0, extracted_answer: null, failure_reason: 'judge_no_answer_extracted' });
-    expect((sent[0]!.input as { content: string }[])[1]!.content).toContain("Answer|>\nI am not sure.\n<|End of Assistant B");
+    expect((sent[0]!.input as { content: string }[])[1]!.content).toContain('Answer|>\nI am not sure.\n<|End of Assistant B');
   });
 
   it('equal then not-equal-when-swapped scores 0', async () => {

@@ -12,9 +12,7 @@ import { answerResponse, FIXTURES, joinToTasks, readJsonl } from './nemo_fixture
 
 const DIR = path.join(FIXTURES, 'reasoning_gym');
 const tasks = readJsonl(path.join(DIR, 'example.jsonl')).map((row) => ReasoningGymTask.parse(row));
-const rollouts = readJsonl<{ responses_create_params: { input: unknown }; response: ResponseObject; reward: number; extracted_answer: string }>(
-  path.join(DIR, 'example_rollouts.jsonl'),
-);
+const rollouts = readJsonl<{ responses_create_params: { input: unknown }; response: ResponseObject; reward: number; extracted_answer: string }>(path.join(DIR, 'example_rollouts.jsonl'));
 const verify = (task: ReasoningGymTask, text: string) => reasoningGym.verify(task, answerResponse(text), { state: null }) as Record<string, unknown>;
 
 describe('reasoning_gym conformance with NeMo Gym recordings', () => {

@@ -120,8 +120,13 @@ describe('ruler2 synthetic task generator', () => {
     const file = path.join(dir, 'rows.jsonl');
     const bin = path.resolve(import.meta.dirname, '../../bin/gym.mjs');
     await promisify(execFile)(process.execPath, [bin, 'dataset', 'generate', '--env', 'ruler2', '--output', file, '--set', 'maxSeqLength=2048', '--set', 'numSamples=3', '--set', 'seed=5']);
-    const written = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const written = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(written).toEqual(rows);
-    await expect(promisify(execFile)(process.execPath, [bin, 'dataset', 'generate', '--env', 'ruler2', '--output', file, '--set', 'numSamples=0'])).rejects.toMatchObject({ stderr: expect.stringMatching(/--set/) });
+    await expect(promisify(execFile)(process.execPath, [bin, 'dataset', 'generate', '--env', 'ruler2', '--output', file, '--set', 'numSamples=0'])).rejects.toMatchObject({
+      stderr: expect.stringMatching(/--set/),
+    });
   }, 120_000);
 });

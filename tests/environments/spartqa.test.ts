@@ -35,9 +35,7 @@ describe('spartqa conformance with NeMo Gym recorded rollouts', () => {
 });
 
 describe('spartqa against NeMo Gym verify on generated cases', () => {
-  const cases = readJsonl<{ task: Record<string, unknown>; text: string; verdict: Record<string, unknown> }>(
-    path.join(import.meta.dirname, 'spartqa.cases.jsonl'),
-  );
+  const cases = readJsonl<{ task: Record<string, unknown>; text: string; verdict: Record<string, unknown> }>(path.join(import.meta.dirname, 'spartqa.cases.jsonl'));
   it(`agrees on all ${cases.length} verdicts`, async () => {
     const mismatches: string[] = [];
     for (const c of cases) {

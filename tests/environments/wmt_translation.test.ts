@@ -50,7 +50,8 @@ describe('wmt_translation against the real sacrebleu on generated pairs', () => 
       const bleuAgrees = Math.abs(bleu - c.sentence_bleu) <= 1e-12 * Math.max(1, c.sentence_bleu);
       const got = { generation: result.generation, sentence_chrf: result.sentence_chrf, bleuAgrees };
       const want = { generation: c.generation, sentence_chrf: c.sentence_chrf, bleuAgrees: true };
-      if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push(`${JSON.stringify(c.output_text)} vs ${JSON.stringify(c.translation)}: ${JSON.stringify(got)} (BLEU ${bleu}) != ${JSON.stringify(want)} (BLEU ${c.sentence_bleu})`);
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        mismatches.push(`${JSON.stringify(c.output_text)} vs ${JSON.stringify(c.translation)}: ${JSON.stringify(got)} (BLEU ${bleu}) != ${JSON.stringify(want)} (BLEU ${c.sentence_bleu})`);
     }
     expect(mismatches).toEqual([]);
   });

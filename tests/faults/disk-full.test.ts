@@ -71,7 +71,24 @@ describe.skipIf(refusal !== undefined)(`a full disk under the run store${refusal
     const env = { TEMPORAL_ADDRESS: server.address, GYMFLOW_HOME: server.dir };
     const out = path.join(mountDir!, 'run');
     const filler = path.join(mountDir!, 'filler');
-    const args = ['eval', 'run', '--env', 'example_multi_step', '--model', 'mock', '--input', INPUT, '--output', out, '--num-repeats', String(REPEATS), '--concurrency', '2', '--mock-latency-ms', '150'];
+    const args = [
+      'eval',
+      'run',
+      '--env',
+      'example_multi_step',
+      '--model',
+      'mock',
+      '--input',
+      INPUT,
+      '--output',
+      out,
+      '--num-repeats',
+      String(REPEATS),
+      '--concurrency',
+      '2',
+      '--mock-latency-ms',
+      '150',
+    ];
     const child = spawn(process.execPath, [GYM, ...args], { env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -41,7 +41,10 @@ afterAll(async () => {
 
 /** mcqa tasks, each prompt made unique so every rollout's request body is its own (a retry repeats it byte for byte). */
 async function mcqaTasks(count: number): Promise<string> {
-  const rows = readFileSync(path.join(FIXTURES, 'mcqa/example.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const rows = readFileSync(path.join(FIXTURES, 'mcqa/example.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const file = path.join(await tempDir('gymflow-fault-tasks-'), 'mcqa.jsonl');
   const out = Array.from({ length: count }, (_, i) => {
     const row = structuredClone(rows[i % rows.length]);
@@ -115,7 +118,12 @@ describe('a model endpoint that is not there', () => {
     silent.stall('before-headers');
     try {
       const runDir = await tempDir('gymflow-fault-silent-');
-      const config = openaiRun(runDir, path.join(FIXTURES, 'mcqa/example.jsonl'), { base_url: silent.url, timeouts: { connect_ms: 1000, first_byte_ms: 1000, idle_ms: 1000, total_ms: 2000 } }, { maximumAttempts: 2 });
+      const config = openaiRun(
+        runDir,
+        path.join(FIXTURES, 'mcqa/example.jsonl'),
+        { base_url: silent.url, timeouts: { connect_ms: 1000, first_byte_ms: 1000, idle_ms: 1000, total_ms: 2000 } },
+        { maximumAttempts: 2 },
+      );
       await bounded('the run against a silent endpoint', HANG_MS, runInProcess(server, config));
       const { failures } = await expectFaultInvariants(runDir, { tasks: 5, repeats: 1, env: 'mcqa', sidecarClasses: ['timeout'] });
       expect(failures).toHaveLength(5);
@@ -138,7 +146,12 @@ describe('gym gateway serve as the model endpoint, restarted mid-run', () => {
     let gateway = await serve();
     services.push(gateway);
     const runDir = path.join(dir, 'run');
-    const config = openaiRun(runDir, path.join(FIXTURES, 'mcqa/example.jsonl'), { base_url: `http://127.0.0.1:${port}/v1`, model: modelName(parseModelSpec(mock)) }, { maximumAttempts: 60, concurrency: 2 });
+    const config = openaiRun(
+      runDir,
+      path.join(FIXTURES, 'mcqa/example.jsonl'),
+      { base_url: `http://127.0.0.1:${port}/v1`, model: modelName(parseModelSpec(mock)) },
+      { maximumAttempts: 60, concurrency: 2 },
+    );
     const run = runInProcess(server, { ...config, numRepeats: 6 });
     const recorded = () => (existsSync(path.join(runDir, 'rollouts.jsonl')) ? readFileSync(path.join(runDir, 'rollouts.jsonl'), 'utf8').split('\n').filter(Boolean).length : 0);
     await waitFor(() => recorded() >= 4, 'the first records', 300_000);

@@ -48,7 +48,17 @@ async function play(dockerHost: string, opts: { tasks: number; repeats: number; 
   process.env.DOCKER_HOST = dockerHost;
   const runDir = await tempDir('gymflow-fault-sandbox-');
   const env = { name: 'swe_repair', harness: { name: 'pi', sandbox: 'docker', sandbox_image: docker.image, timeout_ms: 300_000 } } as const;
-  const config = runConfig({ runDir, env, inputFile: TASKS, limit: opts.tasks, numRepeats: opts.repeats, concurrency: opts.concurrency ?? 2, durability: 'rollout', model: { accuracy: 1 }, maximumAttempts: opts.maximumAttempts });
+  const config = runConfig({
+    runDir,
+    env,
+    inputFile: TASKS,
+    limit: opts.tasks,
+    numRepeats: opts.repeats,
+    concurrency: opts.concurrency ?? 2,
+    durability: 'rollout',
+    model: { accuracy: 1 },
+    maximumAttempts: opts.maximumAttempts,
+  });
   const result = await bounded('the run with failing sandbox creation', HANG_MS, runInProcess(server, config));
   return { runDir, config, result };
 }

@@ -57,7 +57,10 @@ describe('worker SIGKILLs at seeded random points', () => {
     const workers = Array.from({ length: WORKERS }, start);
     const done = handle.result() as Promise<RunResult>;
     let finished = false;
-    void done.then(() => (finished = true), () => (finished = true));
+    void done.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
 
     // The kill points: a seeded victim among the workers that are up, at a seeded moment after it was
     // picked, so kills land anywhere in a turn (or a continue-as-new), and never wait for the run's end.

@@ -26,9 +26,20 @@ afterAll(async () => {
 describe('an Anthropic upstream', () => {
   it('serves a tool-calling episode through /v1/responses, replaying thinking with its signature', async () => {
     const model = g.gateway.register({ backend: 'anthropic', model: 'claude-fake-1', base_url: fake.url, api_key_env: KEY_ENV, sampling_overrides: { temperature: 0.2, stop: 'END', top_k: 5 } });
-    fake.script({ content: [{ type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' }, { type: 'tool_use', id: 'toolu_1', name: 'w', input: { city: 'Oslo' } }] }, { content: [{ type: 'text', text: 'Cold.' }] });
+    fake.script(
+      {
+        content: [
+          { type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' },
+          { type: 'tool_use', id: 'toolu_1', name: 'w', input: { city: 'Oslo' } },
+        ],
+      },
+      { content: [{ type: 'text', text: 'Cold.' }] },
+    );
     const tools = [{ type: 'function', name: 'w', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
-    const input: any[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Oslo?' }];
+    const input: any[] = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Oslo?' },
+    ];
     const first = await postJson(g.gateway, '/responses', { model, input, tools, temperature: 1 });
     expect(first.status).toBe(200);
     expect(first.body.output.map((i: any) => i.type)).toEqual(['reasoning', 'function_call']);
@@ -53,7 +64,13 @@ describe('an Anthropic upstream', () => {
     expect(second.body.output[0].content[0].text).toBe('Cold.');
     expect(fake.requests.at(-1)!.body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' }, { type: 'tool_use', id: 'toolu_1', name: 'w', input: { city: 'Oslo' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' },
+          { type: 'tool_use', id: 'toolu_1', name: 'w', input: { city: 'Oslo' } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'cold' }] },
     ]);
   });

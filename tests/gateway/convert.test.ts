@@ -1,14 +1,7 @@
 // Responses ↔ Chat Completions conversion (NeMo Gym's ResponsesConverter, contracts §7.4) as pure
 // functions: no server, fixed ids.
 import { describe, expect, it } from 'vitest';
-import {
-  chatCompletionToResponse,
-  chatRequestToResponses,
-  responsesToChatRequest,
-  responseToChatCompletion,
-  splitThink,
-  type NewId,
-} from '../../src/gateway/convert';
+import { chatCompletionToResponse, chatRequestToResponses, responsesToChatRequest, responseToChatCompletion, splitThink, type NewId } from '../../src/gateway/convert';
 import type { ChatCompletion, ChatCompletionRequest } from '../../src/gateway/wire';
 import type { ResponseCreateParams } from '../../src/schemas/responses';
 
@@ -80,11 +73,22 @@ describe('responsesToChatRequest', () => {
 
   it('maps content parts, including images', () => {
     const chat = responsesToChatRequest({
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is this?' }, { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' }] }],
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'What is this?' },
+            { type: 'input_image', image_url: 'data:image/png;base64,AA', detail: 'low' },
+          ],
+        },
+      ],
     });
     expect(chat.messages[0]).toEqual({
       role: 'user',
-      content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA', detail: 'low' } }],
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AA', detail: 'low' } },
+      ],
     });
   });
 
@@ -150,10 +154,9 @@ describe('chatCompletionToResponse', () => {
   });
 
   it('reads reasoning_content, and emits no message when there are only tool calls', () => {
-    const response = chatCompletionToResponse(
-      completion({ content: null, reasoning_content: 'Think.', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }),
-      { newId: counterIds() },
-    );
+    const response = chatCompletionToResponse(completion({ content: null, reasoning_content: 'Think.', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }), {
+      newId: counterIds(),
+    });
     expect(response.output.map((i) => i.type)).toEqual(['reasoning', 'function_call']);
   });
 

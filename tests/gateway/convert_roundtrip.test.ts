@@ -55,9 +55,24 @@ describe('over the fixture rollouts', () => {
 
 describe('what a chat-only upstream must be given', () => {
   it('keeps structured tool outputs as content parts, both ways', () => {
-    const output = [{ type: 'input_text', text: 'see chart' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA' }];
-    const chat = responsesToChatRequest({ input: [{ type: 'function_call', call_id: 'c1', name: 'plot', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output }] });
-    expect(chat.messages[1]).toEqual({ role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'see chart' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] });
+    const output = [
+      { type: 'input_text', text: 'see chart' },
+      { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+    ];
+    const chat = responsesToChatRequest({
+      input: [
+        { type: 'function_call', call_id: 'c1', name: 'plot', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output },
+      ],
+    });
+    expect(chat.messages[1]).toEqual({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: [
+        { type: 'text', text: 'see chart' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+      ],
+    });
     const back = chatRequestToResponses(ChatCompletionRequest.parse({ ...chat, model: 'm' }));
     expect(back.input[1]).toEqual({ type: 'function_call_output', call_id: 'c1', output });
   });

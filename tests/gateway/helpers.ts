@@ -18,7 +18,10 @@ export const MULTI_STEP_TASKS = path.join(MULTI_STEP_DIR, 'example.jsonl');
 export const MULTI_STEP_ROLLOUTS = path.join(MULTI_STEP_DIR, 'example_rollouts.jsonl');
 
 export function readJsonl<T = any>(file: string): T[] {
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
 }
 
 export interface CapturedGateway {
@@ -38,7 +41,15 @@ export async function gatewayWithLogs(opts: { token?: string } = {}): Promise<Ca
   });
   const gateway = await startGateway({ logger: pino({ level: 'debug' }, sink), token: opts.token });
   const logText = () => chunks.join('');
-  return { gateway, logText, logLines: () => logText().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return {
+    gateway,
+    logText,
+    logLines: () =>
+      logText()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 export interface JsonReply {
@@ -98,14 +109,7 @@ export interface Episode {
 }
 
 /** simple_agent's loop in miniature: call the model, run each tool call with the environment, repeat. */
-export async function runEpisode(
-  gateway: Gateway,
-  model: string,
-  envName: string,
-  task: TaskRow,
-  rolloutId: string,
-  maxSteps = 10,
-): Promise<Episode> {
+export async function runEpisode(gateway: Gateway, model: string, envName: string, task: TaskRow, rolloutId: string, maxSteps = 10): Promise<Episode> {
   const env = getEnvironment(envName);
   const parsedTask = env.taskSchema.parse(task);
   const params = task.responses_create_params;

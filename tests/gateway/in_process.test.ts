@@ -60,7 +60,16 @@ describe('gateway.call', () => {
 
   it('validates and fails exactly as HTTP does', async () => {
     const cases = [
-      { path: '/v1/responses', body: { model, input: [{ role: 'user', content: 'hi' }, { role: 'robot', content: 'x' }] } },
+      {
+        path: '/v1/responses',
+        body: {
+          model,
+          input: [
+            { role: 'user', content: 'hi' },
+            { role: 'robot', content: 'x' },
+          ],
+        },
+      },
       { path: '/v1/responses', body: { model: 'nope', input: 'hi' } },
       { path: '/v1/embeddings', body: {} },
     ];

@@ -55,7 +55,7 @@ async function callWhileTicking(text: string): Promise<{ reply: JsonReply; ticks
   let ticks = 0;
   const timer = setInterval(() => ticks++, 20);
   try {
-    const reply = await postJson(g.gateway, "/responses", { model, input: [{ role: 'user', content: text }] });
+    const reply = await postJson(g.gateway, '/responses', { model, input: [{ role: 'user', content: text }] });
     return { reply, ticks };
   } finally {
     clearInterval(timer);

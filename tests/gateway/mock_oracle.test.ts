@@ -69,8 +69,7 @@ describe('determinism', () => {
 
   it('differs between rollout ids and between seeds', async () => {
     const body = { ...tasks[0]!.responses_create_params };
-    const callId = async (model: string, rollout: string) =>
-      (await postJson(g.gateway, '/responses', { ...body, model }, { 'x-gymflow-rollout-id': rollout })).body.output[0].call_id;
+    const callId = async (model: string, rollout: string) => (await postJson(g.gateway, '/responses', { ...body, model }, { 'x-gymflow-rollout-id': rollout })).body.output[0].call_id;
     const seed0 = mock({ seed: 0 });
     expect(await callId(seed0, 'a')).toBe(await callId(seed0, 'a'));
     expect(await callId(seed0, 'a')).not.toBe(await callId(seed0, 'b'));
@@ -106,8 +105,7 @@ describe('task lookup', () => {
     const row = (synonyms: string[]) => JSON.stringify({ ...tasks[0], expected_synonyms: synonyms });
     await writeFile(file, `${row(['Blazing', 'Warm'])}\n`);
     const model = mock({ tasks_file: file });
-    const firstLookup = async () =>
-      JSON.parse((await postJson(g.gateway, '/responses', { ...tasks[0]!.responses_create_params, model })).body.output[0].arguments).synonym;
+    const firstLookup = async () => JSON.parse((await postJson(g.gateway, '/responses', { ...tasks[0]!.responses_create_params, model })).body.output[0].arguments).synonym;
     expect(await firstLookup()).toBe('Blazing');
     await writeFile(file, `${row(['Scorching', 'Warm'])}\n`);
     await utimes(file, new Date(), new Date(Date.now() + 5_000));
@@ -134,9 +132,11 @@ describe('latency', () => {
       signal: AbortSignal.timeout(100),
     });
     await expect(call).rejects.toThrow();
-    await expect.poll(() => g.logLines().find((l) => l.rollout_id === 'gone-1' && l.msg === 'gateway call'), { timeout: 2_000 }).toMatchObject({
-      status: 499,
-      error_code: 'client_closed',
-    });
+    await expect
+      .poll(() => g.logLines().find((l) => l.rollout_id === 'gone-1' && l.msg === 'gateway call'), { timeout: 2_000 })
+      .toMatchObject({
+        status: 499,
+        error_code: 'client_closed',
+      });
   });
 });

@@ -47,7 +47,7 @@ describe('the mock on a remote environment', () => {
     try {
       const model = g.gateway.register({ backend: 'mock', env: remoteEnvironmentName('http://127.0.0.1:9/', []), tasks_file: MULTI_STEP_TASKS });
       const [task] = readJsonl(MULTI_STEP_TASKS);
-      const res = await postJson(g.gateway, "/responses", { ...task.responses_create_params, model }, { 'x-gymflow-rollout-id': 'remote-1' });
+      const res = await postJson(g.gateway, '/responses', { ...task.responses_create_params, model }, { 'x-gymflow-rollout-id': 'remote-1' });
       expect(res.status).toBe(200);
       expect(res.body.output).toHaveLength(1);
       expect(res.body.output[0]).toMatchObject({ type: 'message', role: 'assistant' });

@@ -64,7 +64,10 @@ describe('pass-through', () => {
   it('forwards /v1/chat/completions the same way', async () => {
     const fake = await upstream();
     const model = g.gateway.register({ backend: 'openai', model: 'gpt-fake-chat', base_url: fake.url, api_key_env: KEY_ENV });
-    const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }];
+    const messages = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+    ];
     const res = await postJson(g.gateway, '/chat/completions', { model, messages, max_tokens: 16 });
     expect(res.status).toBe(200);
     expect(fake.requests[0]).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-fake-chat', messages, max_tokens: 16 } });

@@ -28,7 +28,10 @@ afterAll(async () => {
 
 /** The task as an Anthropic Messages request: system text apart, tools with input schemas. */
 function anthropicRequest(): Record<string, unknown> {
-  const system = params.input.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+  const system = params.input
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n');
   return {
     model: 'claude-anything',
     max_tokens: 1024,
@@ -59,7 +62,11 @@ describe('registration', () => {
     const origin = g.gateway.url.replace(/\/v1$/, '');
     const removed = await fetch(`${origin}/gymflow/rollouts/7-2.a3`, { method: 'DELETE', headers: authHeader(g.gateway) });
     expect(removed.status).toBe(200);
-    const after = await fetch(`${origin}/r/7-2.a3/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeader(g.gateway) }, body: JSON.stringify({ model, input: 'Hi' }) });
+    const after = await fetch(`${origin}/r/7-2.a3/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authHeader(g.gateway) },
+      body: JSON.stringify({ model, input: 'Hi' }),
+    });
     expect(after.status).toBe(404);
   });
 });
@@ -80,14 +87,14 @@ describe('calls through a rollout-scoped URL', () => {
       base_url: client === 'anthropic' ? origin : baseUrl,
       api_key: g.gateway.token,
     });
-    const [whole, streamed, chatWhole, chatStreamed, message, messageStreamed] = await callWithPython([
+    const [whole, streamed, chatWhole, chatStreamed, message, messageStreamed] = (await callWithPython([
       call('openai', 'responses', false, responsesRequest),
       call('openai', 'responses', true, responsesRequest),
       call('openai', 'chat', false, chatRequest),
       call('openai', 'chat', true, chatRequest),
       call('anthropic', 'messages', false, anthropicRequest()),
       call('anthropic', 'messages', true, anthropicRequest()),
-    ]) as [PythonResult, PythonResult, PythonResult, PythonResult, PythonResult, PythonResult];
+    ])) as [PythonResult, PythonResult, PythonResult, PythonResult, PythonResult, PythonResult];
 
     // The same rollout gets the same mock answer whole or streamed, through either client.
     expect(streamed.events[0]).toBe('response.created');

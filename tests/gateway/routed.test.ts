@@ -29,7 +29,12 @@ afterAll(async () => {
 describe('the routed backend', () => {
   it('keeps each rollout on its first target and records it per call, with the condition in the run folder', async () => {
     const runDir = await runFolder();
-    const model = gateway.register({ backend: 'routed', model: 'coin', strategy: { type: 'random', seed: 3 }, targets: { a: { backend: 'mock', env: 'mcqa', tasks_file: MCQA }, b: { backend: 'mock', env: 'mcqa', tasks_file: MCQA, accuracy: 0 } } });
+    const model = gateway.register({
+      backend: 'routed',
+      model: 'coin',
+      strategy: { type: 'random', seed: 3 },
+      targets: { a: { backend: 'mock', env: 'mcqa', tasks_file: MCQA }, b: { backend: 'mock', env: 'mcqa', tasks_file: MCQA, accuracy: 0 } },
+    });
     const served = new Map<string, Set<string>>();
     for (let turn = 0; turn < 3; turn++) {
       for (let r = 0; r < 12; r++) {
@@ -73,13 +78,24 @@ describe('the routed backend', () => {
     });
     // Registered over HTTP, as a harness runner outside the worker would.
     const register = async (rolloutId: string, task: Record<string, unknown>) => {
-      const res = await fetch(`${gateway.url.replace(/\/v1$/, '')}/gymflow/rollouts`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` }, body: JSON.stringify({ rollout_id: rolloutId, run_dir: runDir, model, task }) });
+      const res = await fetch(`${gateway.url.replace(/\/v1$/, '')}/gymflow/rollouts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` },
+        body: JSON.stringify({ rollout_id: rolloutId, run_dir: runDir, model, task }),
+      });
       expect(res.status).toBe(200);
       return ((await res.json()) as { base_url: string }).base_url;
     };
-    for (const [rolloutId, level] of [['hard-0', 'hard'], ['easy-0', 'easy']] as const) {
+    for (const [rolloutId, level] of [
+      ['hard-0', 'hard'],
+      ['easy-0', 'easy'],
+    ] as const) {
       const baseUrl = await register(rolloutId, { metadata: { level } });
-      const res = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` }, body: JSON.stringify({ model: 'claude-whatever', messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` },
+        body: JSON.stringify({ model: 'claude-whatever', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(res.status).toBe(200);
     }
     const records = await callRecords(runDir);
@@ -93,7 +109,11 @@ describe('the routed backend', () => {
     const runDir = await runFolder();
     const model = gateway.register({ backend: 'routed', strategy: { type: 'fixed', target: 'only' }, targets: { only: { backend: 'mock', env: 'mcqa', tasks_file: MCQA } } });
     const { baseUrl } = gateway.registerRollout({ rollout_id: '0-0', run_dir: runDir, model });
-    const res = await fetch(`${baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` }, body: JSON.stringify({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await fetch(`${baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.token}` },
+      body: JSON.stringify({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(200);
     expect((await callRecords(runDir)).map((r) => r.routing)).toEqual([{ by: 'gymflow', route: 'routed', strategy: 'fixed', target: 'only', model: 'mock:mcqa', session: '0-0.a1' }]);
   });

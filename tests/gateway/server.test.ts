@@ -62,7 +62,13 @@ describe('registration', () => {
 
 describe('errors', () => {
   it('names the offending field path in a 400', async () => {
-    const res = await postJson(g.gateway, '/responses', { model, input: [{ role: 'user', content: 'hi' }, { role: 'robot', content: 'x' }] });
+    const res = await postJson(g.gateway, '/responses', {
+      model,
+      input: [
+        { role: 'user', content: 'hi' },
+        { role: 'robot', content: 'x' },
+      ],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_body', param: 'input[1].role' });
     expect(res.body.error.message).toContain('input[1].role');

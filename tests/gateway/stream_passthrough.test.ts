@@ -128,7 +128,12 @@ describe('pass-through streaming', () => {
   it('Responses from a chat-only upstream: the tool call opens as an item whose argument deltas arrive live and match its done event', async () => {
     fake.callTool(TOOL);
     const { client } = await scopedClient('pass-converted', chatModel);
-    const stream = await client.responses.create({ model: chatModel, input: 'Weather?', stream: true, tools: [{ type: 'function', name: TOOL.name, parameters: { type: 'object', properties: {} }, strict: false }] });
+    const stream = await client.responses.create({
+      model: chatModel,
+      input: 'Weather?',
+      stream: true,
+      tools: [{ type: 'function', name: TOOL.name, parameters: { type: 'object', properties: {} }, strict: false }],
+    });
     const events = await rest(stream[Symbol.asyncIterator](), [] as OpenAI.Responses.ResponseStreamEvent[]);
     const call = events.find((e) => e.type === 'response.output_item.added' && e.item.type === 'function_call') as any;
     expect(call.item).toMatchObject({ call_id: 'call_fake0001', name: TOOL.name });
@@ -191,10 +196,24 @@ describe('pass-through streaming', () => {
     expect(events.at(-1).type).toBe('message_stop');
     const texts = events.filter((e) => e.delta?.type === 'text_delta').map((e) => e.delta.text);
     expect(texts.join('')).toBe(TEXT);
-    expect(JSON.parse(events.filter((e) => e.delta?.type === 'input_json_delta').map((e) => e.delta.partial_json).join(''))).toEqual(JSON.parse(TOOL.arguments));
+    expect(
+      JSON.parse(
+        events
+          .filter((e) => e.delta?.type === 'input_json_delta')
+          .map((e) => e.delta.partial_json)
+          .join(''),
+      ),
+    ).toEqual(JSON.parse(TOOL.arguments));
 
     const [python] = await callWithPython([
-      { client: 'anthropic', kind: 'messages', stream: true, base_url: g.gateway.url.replace(/\/v1$/, ''), api_key: g.gateway.token, request: { model: chatModel, max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] } },
+      {
+        client: 'anthropic',
+        kind: 'messages',
+        stream: true,
+        base_url: g.gateway.url.replace(/\/v1$/, ''),
+        api_key: g.gateway.token,
+        request: { model: chatModel, max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] },
+      },
     ]);
     expect(python!.text).toBe(TEXT);
     expect(python!.final.content).toMatchObject([

@@ -56,7 +56,10 @@ describe('Responses streaming', () => {
     // The first oracle turn of this task is a tool call: its arguments arrive as deltas.
     const call = expected.output.find((i: any) => i.type === 'function_call');
     expect(call).toBeDefined();
-    const deltas = events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.delta).join('');
+    const deltas = events
+      .filter((e) => e.type === 'response.function_call_arguments.delta')
+      .map((e) => e.delta)
+      .join('');
     expect(deltas).toBe(call.arguments);
     const completed = events.at(-1).response;
     expect(completed.usage).toEqual(expected.usage);
@@ -174,7 +177,11 @@ describe('client disconnects', () => {
     while (records.length === 0) {
       await new Promise((r) => setTimeout(r, 100));
       const files = await readdir(path.join(runDir, 'model_calls')).catch(() => []);
-      for (const f of files) records = (await readFile(path.join(runDir, 'model_calls', f), 'utf8')).split('\n').filter(Boolean).map((l) => ModelCallRecord.parse(JSON.parse(l)));
+      for (const f of files)
+        records = (await readFile(path.join(runDir, 'model_calls', f), 'utf8'))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => ModelCallRecord.parse(JSON.parse(l)));
     }
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ rollout_id: 'abort-0', status: 499, stream: true, error: { code: 'client_closed' } });

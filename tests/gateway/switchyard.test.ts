@@ -38,7 +38,10 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'gymflow-switchyard-'));
   deployment = path.join(dir, 'routes.toml');
   // An unused client with a key inline in its headers: the condition record must not carry it.
-  await writeFile(deployment, `${deploymentToml(upstream.url, KEY_ENV)}\n[llm_clients.unused]\nformat = "openai_chat"\nbase_url = "http://127.0.0.1:9/v1"\n[llm_clients.unused.extra_headers]\nAuthorization = "Bearer sk-inline-secret-123"\nX-Team = "evals"\n`);
+  await writeFile(
+    deployment,
+    `${deploymentToml(upstream.url, KEY_ENV)}\n[llm_clients.unused]\nformat = "openai_chat"\nbase_url = "http://127.0.0.1:9/v1"\n[llm_clients.unused.extra_headers]\nAuthorization = "Bearer sk-inline-secret-123"\nX-Team = "evals"\n`,
+  );
 }, 700_000);
 afterAll(async () => {
   await upstream?.close();
@@ -47,7 +50,11 @@ afterAll(async () => {
 
 async function callScoped(gateway: Gateway, runDir: string, model: string, rolloutId: string, task: number): Promise<any> {
   const { baseUrl } = gateway.registerRollout({ rollout_id: rolloutId, attempt: 2, run_dir: runDir, model });
-  const res = await fetch(`${baseUrl}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeader(gateway) }, body: JSON.stringify({ model: 'anything', input: tasks[task]!.responses_create_params.input }) });
+  const res = await fetch(`${baseUrl}/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...authHeader(gateway) },
+    body: JSON.stringify({ model: 'anything', input: tasks[task]!.responses_create_params.input }),
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -161,7 +168,9 @@ describe('bad deployments', () => {
   it('refuses at registration a deployment without the route, naming the file and field', async () => {
     const gateway = await startGateway({ logger: pino({ level: 'silent' }) });
     try {
-      expect(() => gateway.register({ backend: 'switchyard', model: 'nope', deployment })).toThrow(`switchyard deployment ${deployment}: routes: no route has id "nope" (the spec's model); its routes: fixed, routed`);
+      expect(() => gateway.register({ backend: 'switchyard', model: 'nope', deployment })).toThrow(
+        `switchyard deployment ${deployment}: routes: no route has id "nope" (the spec's model); its routes: fixed, routed`,
+      );
       const untitled = await write('untitled.toml', 'schema_version = 1\n[routes.broken]\ntype = "passthrough"\n');
       expect(() => gateway.register({ backend: 'switchyard', model: 'x', deployment: untitled })).toThrow(`switchyard deployment ${untitled}: routes.broken.id: missing`);
       const notToml = await write('not.toml', 'this is [not TOML');

@@ -90,7 +90,13 @@ describe('an episode through the Responses route, recorded', () => {
     it(`records each turn's ids and log-probs as vLLM sent them (${streamUpstream ? 'streamed' : 'whole'} upstream)`, async () => {
       const { fake, model } = await vllm({ stream_upstream: streamUpstream });
       fake.script(
-        { reasoning: 'Need the weather.', tool_calls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }, { id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' }] },
+        {
+          reasoning: 'Need the weather.',
+          tool_calls: [
+            { id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+            { id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' },
+          ],
+        },
         { content: 'Oslo is cold, Rome is warm.' },
       );
       const runDir = await runFolder();
@@ -127,7 +133,10 @@ describe('an episode through the Responses route, recorded', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${g.gateway.token}` },
       body: JSON.stringify({ model, input: 'Say it.', stream: true }),
     });
-    const events = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)));
     const completed = events.find((e) => e.type === 'response.completed');
     expect(completed.response.output.at(-1)).toMatchObject(fake.sent[0]!);
   });

@@ -5,7 +5,11 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { RolloutDiagnostics } from '../../src/schemas/records';
 
-const jsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const jsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 /** Asserts every record's diagnostics are consistent with the run's other files; `modelLatencyMs` is the mock's --mock-latency-ms. */
 export function expectPlausibleDiagnostics(runDir: string, opts: { environment: string; modelLatencyMs: number }): void {

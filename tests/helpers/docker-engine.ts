@@ -68,11 +68,16 @@ async function startDaemon(driver: string, dataRoot?: string): Promise<Omit<Test
   const daemon = spawn(
     'dockerd',
     [
-      '--storage-driver', driver,
-      '--data-root', dataRoot ?? path.join(dir, 'data'),
-      '--exec-root', path.join(dir, 'exec'),
-      '-H', `unix://${socketPath}`,
-      '--pidfile', path.join(dir, 'dockerd.pid'),
+      '--storage-driver',
+      driver,
+      '--data-root',
+      dataRoot ?? path.join(dir, 'data'),
+      '--exec-root',
+      path.join(dir, 'exec'),
+      '-H',
+      `unix://${socketPath}`,
+      '--pidfile',
+      path.join(dir, 'dockerd.pid'),
       '--iptables=false',
       '--bridge=none',
     ],
@@ -135,7 +140,10 @@ async function stopDaemon(daemon: ChildProcess, engine: DockerEngine, dir: strin
   }
   await engine.close();
   // dockerd leaves its network namespace bind-mounted under the exec root; unmounted, the folder can go.
-  const mounts = (await readFile('/proc/mounts', 'utf8')).split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m.startsWith(`${dir}/`));
+  const mounts = (await readFile('/proc/mounts', 'utf8'))
+    .split('\n')
+    .map((l) => l.split(' ')[1] ?? '')
+    .filter((m) => m.startsWith(`${dir}/`));
   for (const m of mounts.sort().reverse()) await promisify(execFile)('umount', ['-l', m]).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 }

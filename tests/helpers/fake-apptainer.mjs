@@ -71,7 +71,8 @@ function start(args) {
   const [image, name] = rest;
   if (!image || !name) fatal('Invalid command, expected 2 arguments: image path and instance name');
   if (!NAME.test(name)) fatal(`${name} is not a valid instance name`);
-  if (!/^[a-z]+:\/\//.test(image) && !existsSync(image)) fatal(`could not open image ${path.resolve(image)}: failed to retrieve path for ${image}: lstat ${path.resolve(image)}: no such file or directory`);
+  if (!/^[a-z]+:\/\//.test(image) && !existsSync(image))
+    fatal(`could not open image ${path.resolve(image)}: failed to retrieve path for ${image}: lstat ${path.resolve(image)}: no such file or directory`);
   if (instances().some((i) => i.name === name)) fatal(`instance ${name} already exists`);
   const binds = options.bind.map((spec) => {
     const [src, dest = src, mode = 'rw'] = spec.split(':');
@@ -85,7 +86,17 @@ function start(args) {
   const logBase = path.join(os.homedir(), '.apptainer', 'instances', 'logs', os.hostname(), user, name);
   writeFileSync(
     fileOf(name),
-    JSON.stringify({ pid: holder.pid, ppid: process.pid, name, user, image: path.resolve(image), binds, network: options.net ? (options.network ?? 'bridge') : 'host', logErrPath: `${logBase}.err`, logOutPath: `${logBase}.out` }),
+    JSON.stringify({
+      pid: holder.pid,
+      ppid: process.pid,
+      name,
+      user,
+      image: path.resolve(image),
+      binds,
+      network: options.net ? (options.network ?? 'bridge') : 'host',
+      logErrPath: `${logBase}.err`,
+      logOutPath: `${logBase}.out`,
+    }),
   );
   process.stderr.write('INFO:    instance started successfully\n');
 }
@@ -119,7 +130,12 @@ function stop(args) {
 function envFile(file) {
   const out = spawnSync('sh', ['-c', 'set -a; . "$0"; env -0', file], { env: {}, encoding: 'utf8' });
   if (out.status !== 0) fatal(`while processing ${file}: ${out.stderr.trim()}`);
-  return Object.fromEntries(out.stdout.split('\0').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    out.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 function exec(args) {

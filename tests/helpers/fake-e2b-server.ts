@@ -7,7 +7,22 @@
 // host's user, `user` only sets HOME), the network policy is recorded but not enforced, templates are names.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -131,9 +146,7 @@ export async function startFakeE2b(options: FakeE2bOptions): Promise<FakeE2b> {
     if (route === 'GET /v2/sandboxes') {
       const wanted = new URLSearchParams(url.searchParams.get('metadata') ?? '');
       const states = (url.searchParams.get('state') ?? 'running,paused').split(',');
-      const rows = [...sandboxes.values()].filter(
-        (s) => states.includes(s.state) && [...wanted].every(([k, v]) => s.metadata[decodeURIComponent(k)] === decodeURIComponent(v)),
-      );
+      const rows = [...sandboxes.values()].filter((s) => states.includes(s.state) && [...wanted].every(([k, v]) => s.metadata[decodeURIComponent(k)] === decodeURIComponent(v)));
       const limit = Number(url.searchParams.get('limit') ?? 100);
       const offset = Number(url.searchParams.get('nextToken') ?? 0);
       const page = rows.slice(offset, offset + limit);
@@ -145,7 +158,14 @@ export async function startFakeE2b(options: FakeE2bOptions): Promise<FakeE2b> {
     if (!match) return sendJson(res, 404, { code: 404, message: `no route ${route}` });
     if (!sandbox) return sendJson(res, 404, { code: 404, message: `sandbox ${match[2]} not found` });
     const action = `${req.method} ${match[1] ? 'v2' : ''}${match[3] ?? ''}`;
-    if (action === 'GET ') return sendJson(res, 200, { ...listed(sandbox), envdAccessToken: sandbox.token, allowInternetAccess: sandbox.created.allow_internet_access ?? null, network: sandbox.created.network, domain: null });
+    if (action === 'GET ')
+      return sendJson(res, 200, {
+        ...listed(sandbox),
+        envdAccessToken: sandbox.token,
+        allowInternetAccess: sandbox.created.allow_internet_access ?? null,
+        network: sandbox.created.network,
+        domain: null,
+      });
     if (action === 'DELETE ') {
       kill(sandbox);
       return void res.writeHead(204).end();

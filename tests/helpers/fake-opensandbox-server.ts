@@ -229,7 +229,15 @@ async function execd(s: FakeSandbox, req: http.IncomingMessage, res: http.Server
   if (status) {
     const c = s.commands.get(status[1]!);
     if (!c) return error(res, 404, 'INVALID_REQUEST', `command ${status[1]} not found`);
-    return json(res, 200, { id: c.id, content: c.content, running: c.running, exit_code: c.exitCode, error: c.error, started_at: c.startedAt.toISOString(), finished_at: c.finishedAt?.toISOString() ?? null });
+    return json(res, 200, {
+      id: c.id,
+      content: c.content,
+      running: c.running,
+      exit_code: c.exitCode,
+      error: c.error,
+      started_at: c.startedAt.toISOString(),
+      finished_at: c.finishedAt?.toISOString() ?? null,
+    });
   }
   if (route === 'GET /files/info') {
     const out: Record<string, unknown> = {};

@@ -44,7 +44,9 @@ export async function startFakeSwitchyardUpstream(opts: { env: string; tasksFile
       requests.push({ path, headers: req.headers, model: body.model });
       const mock = names.get(body.model);
       if (!mock) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `the fake upstream has no model ${body.model}`, type: 'invalid_request_error', code: 'model_not_found' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `the fake upstream has no model ${body.model}`, type: 'invalid_request_error', code: 'model_not_found' } }));
         return;
       }
       const reply = await mocks.call({ path, body: { ...body, model: mock, stream: false } });

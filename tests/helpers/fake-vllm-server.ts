@@ -37,10 +37,7 @@ export interface FakeVLLM {
 /** ChatML's end of turn is one special token, as in a real tokenizer: the id a generation ends with is the one a re-rendered turn has. */
 const EOS = 2;
 const SPECIAL: Record<string, number> = { '<|im_start|>': 1, '<|im_end|>': EOS };
-const idsOf = (text: string) =>
-  text
-    .split(/(<\|im_start\|>|<\|im_end\|>)/)
-    .flatMap((part) => (part in SPECIAL ? [SPECIAL[part]!] : [...Buffer.from(part, 'utf8')].map((b) => b + 3)));
+const idsOf = (text: string) => text.split(/(<\|im_start\|>|<\|im_end\|>)/).flatMap((part) => (part in SPECIAL ? [SPECIAL[part]!] : [...Buffer.from(part, 'utf8')].map((b) => b + 3)));
 const logProbOf = (id: number, at: number) => -((id * 31 + at * 7) % 97) / 100 - 0.001;
 
 /** The fake's chat template: a ChatML rendering, prompt ending in the assistant header. */

@@ -10,7 +10,15 @@ export interface GymResult {
   stderr: string;
 }
 
-export function gym(args: string[], env: Record<string, string | undefined> = {}, opts: { timeoutMs?: number; /** Polled every 200 ms; call `interrupt` to send Ctrl-C. */ watch?: (interrupt: () => void) => void; /** Run as this user (and its group), e.g. so that root meets file permissions. */ uid?: number } = {}): Promise<GymResult> {
+export function gym(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  opts: {
+    timeoutMs?: number;
+    /** Polled every 200 ms; call `interrupt` to send Ctrl-C. */ watch?: (interrupt: () => void) => void;
+    /** Run as this user (and its group), e.g. so that root meets file permissions. */ uid?: number;
+  } = {},
+): Promise<GymResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [GYM, ...args], { env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.uid });
     let stdout = '';

@@ -27,10 +27,14 @@ export async function startGymService(args: string[], env: Record<string, string
       }),
   };
   try {
-    await waitFor(() => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`gym ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}):\n${out}`);
-      return ready.test(out);
-    }, `gym ${args.slice(0, 2).join(' ')} to be ready`, 300_000);
+    await waitFor(
+      () => {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`gym ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}):\n${out}`);
+        return ready.test(out);
+      },
+      `gym ${args.slice(0, 2).join(' ')} to be ready`,
+      300_000,
+    );
   } catch (e) {
     // The caller never gets the service to stop, so a late starter must not outlive the test.
     await service.kill();

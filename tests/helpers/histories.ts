@@ -31,7 +31,10 @@ export function committedHistories(): { workflowId: string; history: unknown }[]
   return readdirSync(HISTORIES_DIR)
     .filter((f) => f.endsWith('.json'))
     .map((f) => ({
-      workflowId: f.replace(/\.json$/, '').split(SEPARATOR)[1]!.replaceAll(SLASH, '/'),
+      workflowId: f
+        .replace(/\.json$/, '')
+        .split(SEPARATOR)[1]!
+        .replaceAll(SLASH, '/'),
       history: JSON.parse(readFileSync(path.join(HISTORIES_DIR, f), 'utf8')),
     }));
 }

@@ -67,7 +67,10 @@ export async function startLiteLLMProxy(opts: { modelName: string; upstreamModel
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the LiteLLM proxy exited with ${child.exitCode} before it answered:\n${output}`);
-    const live = await fetch(`${url}/health/liveliness`).then((r) => r.ok, () => false);
+    const live = await fetch(`${url}/health/liveliness`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (live) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -46,7 +46,10 @@ export async function startMlflowServer(): Promise<MlflowServer> {
       await stop();
       throw new Error(`mlflow server exited with ${child.exitCode}:\n${log}`);
     }
-    const up = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       await stop();

@@ -27,7 +27,6 @@ const size = end - start;
 let cursor = Math.floor(Math.random() * size);
 const held = new Set<number>();
 
-
 const lockName = (port: number, pid: number) => `${port}.${pid}`;
 
 /**

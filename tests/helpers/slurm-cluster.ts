@@ -142,7 +142,10 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   };
   const tail = (file: string) => {
     try {
-      return readFileSync(path.join(dir, 'log', file), 'utf8').split('\n').slice(-15).join('\n');
+      return readFileSync(path.join(dir, 'log', file), 'utf8')
+        .split('\n')
+        .slice(-15)
+        .join('\n');
     } catch {
       return '(no log)';
     }
@@ -153,7 +156,12 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   const stop = async () => {
     // Jobs first, so that no step outlives its daemons; then every process that still names this cluster.
     await command('scancel', ['--full', '--user=root']).catch(() => '');
-    await until('jobs ended', 30_000, async () => (await command('squeue', ['-h', '-o', '%i'])).trim() === '', () => '').catch(() => {});
+    await until(
+      'jobs ended',
+      30_000,
+      async () => (await command('squeue', ['-h', '-o', '%i'])).trim() === '',
+      () => '',
+    ).catch(() => {});
     await Promise.all(children.reverse().map(stopChild));
     for (const pid of processesOf(conf)) {
       try {
@@ -167,7 +175,11 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
   };
 
   try {
-    daemon('munged', ['--foreground', '--force', `--key-file=${key}`, `--socket=${socket}`, `--pid-file=${dir}/munge/munged.pid`, `--log-file=${dir}/log/munged.log`, `--seed-file=${dir}/munge/seed`], 'munged.out');
+    daemon(
+      'munged',
+      ['--foreground', '--force', `--key-file=${key}`, `--socket=${socket}`, `--pid-file=${dir}/munge/munged.pid`, `--log-file=${dir}/log/munged.log`, `--seed-file=${dir}/munge/seed`],
+      'munged.out',
+    );
     await until('munged listening', 20_000, async () => existsSync(socket), logs);
     daemon('slurmctld', ['-D', '-f', conf], 'slurmctld.out');
     await until('slurmctld answering', 30_000, async () => (await command('scontrol', ['ping'])).includes('UP'), logs);
@@ -183,7 +195,12 @@ export async function startSlurmCluster(): Promise<SlurmCluster> {
     env,
     async jobs() {
       const out = await command('squeue', ['-h', '-o', '%i %T']);
-      return new Map(out.split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/) as [string, string]));
+      return new Map(
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.trim().split(/\s+/) as [string, string]),
+      );
     },
     async jobState(id) {
       const out = await command('scontrol', ['show', 'job', id, '-o']).catch(() => '');

@@ -24,7 +24,10 @@ export interface SyntheticRunOptions {
 
 const REASONS = ['wrong_answer', 'no_boxed_answer'];
 /** Words for the reasoning text of each synthetic answer, so transcripts compress like prose, not like one repeated line. */
-const WORDS = 'the option capital country answer first second because region river north south east west city larger smaller older coast border mountain population known named after between across letter choose rule out remaining fits best likely unlikely compare each against question consider history language trade port valley island plain desert forest lake central western eastern'.split(' ');
+const WORDS =
+  'the option capital country answer first second because region river north south east west city larger smaller older coast border mountain population known named after between across letter choose rule out remaining fits best likely unlikely compare each against question consider history language trade port valley island plain desert forest lake central western eastern'.split(
+    ' ',
+  );
 
 export async function writeSyntheticRun(dir: string, opts: SyntheticRunOptions): Promise<{ metrics: ReturnType<typeof computeRunMetrics> }> {
   await mkdir(path.join(dir, 'model_calls'), { recursive: true });
@@ -84,13 +87,22 @@ export async function writeSyntheticRun(dir: string, opts: SyntheticRunOptions):
       const verdict = rng.next() < 0.9 ? 'healthy' : 'unhealthy';
       if (failure !== undefined) {
         const record = FailureRecord.parse({
-          _ng_task_index: t, _ng_rollout_index: r, _ng_rollout_id: id, _ng_failure_class: 'model_error',
-          message: failure, stage: 'model', attempt: 3, failed_at: '2026-12-01T10:05:00.000Z',
+          _ng_task_index: t,
+          _ng_rollout_index: r,
+          _ng_rollout_id: id,
+          _ng_failure_class: 'model_error',
+          message: failure,
+          stage: 'model',
+          attempt: 3,
+          failed_at: '2026-12-01T10:05:00.000Z',
         });
         buffers.failures.push(JSON.stringify(record) + '\n');
         failureClasses.push(record._ng_failure_class);
         // The turn it played before failing stays in its journal, as in the turn grain.
-        await writeFile(path.join(dir, 'work', `${id}.jsonl`), `\n${JSON.stringify({ kind: 'model', step: 1, turn: { callId: `c-${id}`, responseId: `r-${id}`, model: 'mock-mcqa', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Partial answer for task ${t} before the upstream failed` }] }], usage: null, incomplete: false } })}\n`);
+        await writeFile(
+          path.join(dir, 'work', `${id}.jsonl`),
+          `\n${JSON.stringify({ kind: 'model', step: 1, turn: { callId: `c-${id}`, responseId: `r-${id}`, model: 'mock-mcqa', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Partial answer for task ${t} before the upstream failed` }] }], usage: null, incomplete: false } })}\n`,
+        );
         if (opts.health) {
           buffers.verdicts.push(JSON.stringify({ _ng_rollout_id: id, verdict: 'unhealthy', checks: ['failed_model_call'] }) + '\n');
           verdictCounts.unhealthy!++;
@@ -107,20 +119,48 @@ export async function writeSyntheticRun(dir: string, opts: SyntheticRunOptions):
         _ng_task_index: t,
         _ng_rollout_index: r,
         response: {
-          id: `resp-${id}`, object: 'response', model: 'mock-mcqa-synthetic', status: 'completed',
-          output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Thinking about task ${t}, repeat ${r}. ${Array.from({ length: 30 + rng.int(30) }, () => rng.pick(WORDS)).join(' ')}. The answer is \\boxed{${reward ? 'B' : 'C'}}.` }] }],
+          id: `resp-${id}`,
+          object: 'response',
+          model: 'mock-mcqa-synthetic',
+          status: 'completed',
+          output: [
+            {
+              type: 'message',
+              role: 'assistant',
+              content: [
+                {
+                  type: 'output_text',
+                  text: `Thinking about task ${t}, repeat ${r}. ${Array.from({ length: 30 + rng.int(30) }, () => rng.pick(WORDS)).join(' ')}. The answer is \\boxed{${reward ? 'B' : 'C'}}.`,
+                },
+              ],
+            },
+          ],
           usage: { input_tokens: 60 + (t % 50), output_tokens: outputTokens, total_tokens: 60 + (t % 50) + outputTokens },
         },
         ...(reward ? {} : { failure_reason: REASONS[(t + r) % REASONS.length] }),
         _gf_model_call_ids: [callId],
         ...(opts.diagnostics
-          ? { _gf_diagnostics: { input_tokens: 60 + (t % 50), output_tokens: outputTokens, reasoning_tokens: 0, turns: 1, tool_calls: 0, failed_tool_calls: 0, latency_ms: { model: latency, tool: 0, verify: 2, sandbox: 0, queueing: 5, total: latency + 7 }, attempts: 1 } }
+          ? {
+              _gf_diagnostics: {
+                input_tokens: 60 + (t % 50),
+                output_tokens: outputTokens,
+                reasoning_tokens: 0,
+                turns: 1,
+                tool_calls: 0,
+                failed_tool_calls: 0,
+                latency_ms: { model: latency, tool: 0, verify: 2, sandbox: 0, queueing: 5, total: latency + 7 },
+                attempts: 1,
+              },
+            }
           : {}),
         reward,
         _ng_rollout_id: id,
       });
       buffers.rollouts.push(JSON.stringify(record) + '\n');
-      if (!opts.diagnostics) buffers.calls.push(JSON.stringify({ call_id: callId, rollout_id: id, step: 1, attempt: 1, backend: 'mock', latency_ms: latency, request: { input_items: 1 }, response: record.response }) + '\n');
+      if (!opts.diagnostics)
+        buffers.calls.push(
+          JSON.stringify({ call_id: callId, rollout_id: id, step: 1, attempt: 1, backend: 'mock', latency_ms: latency, request: { input_items: 1 }, response: record.response }) + '\n',
+        );
       if (opts.health) {
         buffers.verdicts.push(JSON.stringify({ _ng_rollout_id: id, verdict, ...(verdict === 'unhealthy' ? { checks: ['token_count_mismatch'] } : {}) }) + '\n');
         verdictCounts[verdict]!++;
@@ -130,7 +170,8 @@ export async function writeSyntheticRun(dir: string, opts: SyntheticRunOptions):
     await flush();
   }
   await flush(true);
-  if (opts.health) await writeFile(path.join(dir, 'quality_summary.json'), JSON.stringify({ rollouts: verdictCounts, verdict: verdictCounts.unhealthy ? 'unhealthy rollouts present' : 'healthy' }, null, 2) + '\n');
+  if (opts.health)
+    await writeFile(path.join(dir, 'quality_summary.json'), JSON.stringify({ rollouts: verdictCounts, verdict: verdictCounts.unhealthy ? 'unhealthy rollouts present' : 'healthy' }, null, 2) + '\n');
   const metrics = computeRunMetrics({ rollouts: scored, failureClasses, expected });
   await writeFile(path.join(dir, 'metrics.json'), JSON.stringify(metrics, null, 2) + '\n');
   return { metrics };

@@ -45,7 +45,6 @@ export interface TestServerOptions {
   reservePorts?: () => Promise<ServerPorts>;
 }
 
-
 /**
  * Starts a server, retrying with new ports when one was taken between reservation and bind (the
  * server says "address already in use", or exits before it listens); other failures throw at once.

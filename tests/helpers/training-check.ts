@@ -5,7 +5,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 
-const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const readJsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 export const callLogLines = (runDir: string) =>
   readdirSync(path.join(runDir, 'model_calls'))

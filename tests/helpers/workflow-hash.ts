@@ -20,6 +20,11 @@ export function workflowSourceFiles(): string[] {
 /** `<sha256>  <path>` per file, sorted by path, newline-terminated. */
 export function workflowsFingerprint(): string {
   return workflowSourceFiles()
-    .map((f) => `${createHash('sha256').update(readFileSync(path.join(ROOT, f))).digest('hex')}  ${f}\n`)
+    .map(
+      (f) =>
+        `${createHash('sha256')
+          .update(readFileSync(path.join(ROOT, f)))
+          .digest('hex')}  ${f}\n`,
+    )
     .join('');
 }

@@ -20,7 +20,11 @@ import { expectCovers } from '../helpers/covers';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 const READER = path.join(import.meta.dirname, 'nemo_gym_reads_gymflow.py');
-const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+const readJsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 /** What NeMo Gym's tools read from each folder, in one Python process. */
 async function nemoGymReads(folders: { scored: string; failed: string }): Promise<Record<string, any>> {
@@ -32,7 +36,16 @@ async function nemoGymReads(folders: { scored: string; failed: string }): Promis
 /** A run that scores (mcqa, mock policy, three repeats) and one whose every rollout failed, both read by NeMo Gym once. */
 async function playRuns() {
   const scored = path.join(await tempDir('gymflow-ng-reads-'), 'run');
-  const config = buildRunConfig({ env: 'mcqa', model: 'mock', 'mock-accuracy': '0.5', 'mock-seed': '5', input: path.join(FIXTURES, 'mcqa', 'example.jsonl'), output: scored, 'num-repeats': '3', 'output-format': 'nemo-gym' });
+  const config = buildRunConfig({
+    env: 'mcqa',
+    model: 'mock',
+    'mock-accuracy': '0.5',
+    'mock-seed': '5',
+    input: path.join(FIXTURES, 'mcqa', 'example.jsonl'),
+    output: scored,
+    'num-repeats': '3',
+    'output-format': 'nemo-gym',
+  });
   expect((await runInProcess(server, config)).metrics.rollouts_recorded).toBe(15);
   const failed = await tempDir('gymflow-ng-reads-');
   const failing = {

@@ -18,7 +18,11 @@ const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
 // NeMo Gym 0.7.0 rewards only episodes that call get_weather, where the v0.6.0 semantics Gymflow ports reward every one.)
 const SERVERS = ['mcqa', 'example_session_state_mgmt', 'example_multi_step'] as const;
 
-const readJsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const readJsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 let temporal: TestServer;
 const servers = new Map<string, NemoGymServer>();

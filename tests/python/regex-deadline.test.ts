@@ -66,7 +66,10 @@ describe('matching on the deadline worker gives what V8 gives in-process', () =>
     const guarded = { guarded: true };
     expect(new PyRegex('a*', '', guarded).findall('baa')).toEqual(['', 'aa', '']);
     expect(new PyRegex('x*|b', '', guarded).findall('abc')).toEqual(['', '', 'b', '', '']);
-    expect(new PyRegex('(a)(b)?', '', guarded).findall('ab a')).toEqual([['a', 'b'], ['a', '']]);
+    expect(new PyRegex('(a)(b)?', '', guarded).findall('ab a')).toEqual([
+      ['a', 'b'],
+      ['a', ''],
+    ]);
     expect(new PyRegex('(?P<n>a)(?P=n)', '', guarded).findall('aaab')).toEqual(['a']);
     expect(new PyRegex('answer:\\s*(\\w)', 'i', guarded).fullmatch('Answer: C')?.groups).toEqual(['C']);
     expect(pyCount('\\bcat\\b', 'cat concat cat', 'i', guarded)).toBe(2);

@@ -32,7 +32,14 @@ describe('PyRegex.findall matches CPython', () => {
     ['[\\S\\d]+', 'a 1\tb', ['a', '1', 'b']],
     ['\\Aa|b\\Z', 'ab\nb', ['a', 'b']],
     ['(a*)\\1', 'aaab', ['a', '', '', '']],
-    ['(a)(b)?', 'ab a', [['a', 'b'], ['a', '']]],
+    [
+      '(a)(b)?',
+      'ab a',
+      [
+        ['a', 'b'],
+        ['a', ''],
+      ],
+    ],
     ['a++', 'aaa', ['aaa']],
     ['a++a', 'aaa', []],
     ['(?>a|ab)c', 'abc ac', ['ac']],

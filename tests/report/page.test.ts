@@ -15,7 +15,11 @@ const FAILED: Record<string, string> = {
   '17-2': 'verify crashed: the grader returned malformed JSON',
 };
 
-const lines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 let context: BrowserContext;
 let withHealth: string;

@@ -48,7 +48,12 @@ describe('gym eval reverify with a judge', () => {
     const dir = await tempDir('gymflow-reverify-');
     const rollouts = path.join(FIXTURES, 'equivalence_llm_judge', 'example_rollouts_openqa.jsonl');
     const replies = path.join(dir, 'judge.jsonl');
-    writeFileSync(replies, recordedJudgeExchanges(readRows(rollouts)).map((e) => JSON.stringify(e) + '\n').join(''));
+    writeFileSync(
+      replies,
+      recordedJudgeExchanges(readRows(rollouts))
+        .map((e) => JSON.stringify(e) + '\n')
+        .join(''),
+    );
     const args = ['eval', 'reverify', rollouts, '--env', 'equivalence_llm_judge', '--tasks', path.join(FIXTURES, 'equivalence_llm_judge', 'example_openqa.jsonl'), '-o', path.join(dir, 'out.jsonl')];
 
     const missing = await gymHere(args);
@@ -68,11 +73,24 @@ describe('gym eval reverify refuses bad input', () => {
     ['no rollouts file', ['--env', 'mcqa'], 2, /give exactly one rollouts file/],
     ['an unknown environment', [rollouts, '--env', 'nope'], 2, /unknown environment "nope"/],
     ['a missing rollouts file', ['/nonexistent/rollouts.jsonl', '--env', 'mcqa'], 4, /cannot read rollouts file/],
-    ['the wrong tasks file', [rollouts, '--env', 'mcqa', '--tasks', path.join(FIXTURES, 'string_match', 'example.jsonl')], 3, /5 of 5 rollout\(s\) cannot be joined to a task[^]*line 1: no task has the same input/],
+    [
+      'the wrong tasks file',
+      [rollouts, '--env', 'mcqa', '--tasks', path.join(FIXTURES, 'string_match', 'example.jsonl')],
+      3,
+      /5 of 5 rollout\(s\) cannot be joined to a task[^]*line 1: no task has the same input/,
+    ],
     ['an output over the input', [rollouts, '--env', 'mcqa', '--output', rollouts], 2, /would overwrite an input file/],
     [
       'a stateful environment without --force',
-      [path.join(FIXTURES, 'example_session_state_mgmt', 'example_rollouts.jsonl'), '--env', 'example_session_state_mgmt', '--tasks', path.join(FIXTURES, 'example_session_state_mgmt', 'example.jsonl'), '-o', '/tmp/never-written.jsonl'],
+      [
+        path.join(FIXTURES, 'example_session_state_mgmt', 'example_rollouts.jsonl'),
+        '--env',
+        'example_session_state_mgmt',
+        '--tasks',
+        path.join(FIXTURES, 'example_session_state_mgmt', 'example.jsonl'),
+        '-o',
+        '/tmp/never-written.jsonl',
+      ],
       2,
       /is stateful.*Pass --force/,
     ],
@@ -107,7 +125,18 @@ describe('gym eval reverify refuses bad input', () => {
 
 describe('gym eval reverify --env-option', () => {
   const MATH = path.join(FIXTURES, 'math_with_judge');
-  const args = (dir: string, ...options: string[]) => ['eval', 'reverify', path.join(MATH, 'example_rollouts.jsonl'), '--env', 'math_with_judge', '--tasks', path.join(MATH, 'example.jsonl'), '-o', path.join(dir, 'out.jsonl'), ...options];
+  const args = (dir: string, ...options: string[]) => [
+    'eval',
+    'reverify',
+    path.join(MATH, 'example_rollouts.jsonl'),
+    '--env',
+    'math_with_judge',
+    '--tasks',
+    path.join(MATH, 'example.jsonl'),
+    '-o',
+    path.join(dir, 'out.jsonl'),
+    ...options,
+  ];
 
   it('grades with the settings given, as `gym eval run` takes them', async () => {
     const dir = await tempDir('gymflow-reverify-');

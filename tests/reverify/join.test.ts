@@ -20,7 +20,14 @@ describe('inputKey', () => {
   });
 
   it('tells apart different roles, contents and item order', () => {
-    const two = (a: string, b: string) => ({ responses_create_params: { input: [{ role: 'system', content: a }, { role: 'user', content: b }] } });
+    const two = (a: string, b: string) => ({
+      responses_create_params: {
+        input: [
+          { role: 'system', content: a },
+          { role: 'user', content: b },
+        ],
+      },
+    });
     expect(inputKey(two('a', 'b'))).not.toBe(inputKey(two('b', 'a')));
     expect(inputKey({ responses_create_params: { input: [{ role: 'system', content: 'hi' }] } })).not.toBe(inputKey(task('hi')));
   });

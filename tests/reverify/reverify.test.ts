@@ -14,7 +14,10 @@ import { failingJudge, FIXTURES } from '../environments/nemo_fixtures';
 const fixture = (env: string, file: string) => readRows(path.join(FIXTURES, env, file), 'fixture');
 
 async function gymError(promise: Promise<unknown>) {
-  const e = await promise.then(() => undefined, (err: unknown) => err);
+  const e = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   if (!isGymError(e)) throw new Error(`expected a GymError, got ${String(e)}`);
   return e;
 }

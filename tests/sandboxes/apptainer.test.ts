@@ -50,7 +50,11 @@ async function sandbox(extra: Partial<SandboxSpec> = {}, rollout = 'r0'): Promis
 }
 
 const sh = (line: string, timeoutMs = 30_000) => ({ command: ['sh', '-c', line], timeoutMs });
-const calls = (): string[][] => readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
+const calls = (): string[][] =>
+  readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as string[]);
 
 function sleepers(marker: string): number {
   return readdirSync('/proc').filter((pid) => {
@@ -67,7 +71,13 @@ describe('apptainer provider isolation flags', () => {
     const task = mkdtempSync(path.join(work, 'task-'));
     writeFileSync(path.join(task, 'given.txt'), 'given');
     const out = mkdtempSync(path.join(work, 'out-'));
-    const s = await sandbox({ mounts: [{ hostPath: task, path: '/task' }, { hostPath: out, path: '/out', writable: true }], resources: { cpus: 1.5, memoryBytes: 1 << 28, pids: 64 } });
+    const s = await sandbox({
+      mounts: [
+        { hostPath: task, path: '/task' },
+        { hostPath: out, path: '/out', writable: true },
+      ],
+      resources: { cpus: 1.5, memoryBytes: 1 << 28, pids: 64 },
+    });
     const start = calls().find((argv) => argv[0] === 'instance' && argv[1] === 'start' && argv.at(-1) === s.id)!;
     expect(start.slice(0, 5)).toEqual(['instance', 'start', '--containall', '--no-home', '--writable-tmpfs']);
     expect(start.join(' ')).toContain('--net --network none');
@@ -100,7 +110,10 @@ describe('apptainer provider isolation flags', () => {
 
   it('refuses what apptainer cannot do, naming the field; keys go in an env file, not in argv', async () => {
     const labels = { run, rollout: 'x', attempt: 1, user: 'u' };
-    await expect(provider.create({ image, labels, network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port: 80 }] } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/"network".*allowlist/) });
+    await expect(provider.create({ image, labels, network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port: 80 }] } })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/"network".*allowlist/),
+    });
     await expect(provider.create({ image, labels, resources: { fileSizeBytes: 10 } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/fileSizeBytes/) });
     await expect(provider.create({ image: path.join(work, 'missing.sif'), labels })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/missing\.sif does not exist/) });
     const s = await sandbox({ env: { OPENAI_API_KEY: 'sk-secret-in-env' } });
@@ -114,7 +127,13 @@ describe('apptainer provider commands', () => {
     process.env.GF_HOST_ONLY = 'leak';
     try {
       const s = await sandbox({ env: { FROM_SPEC: 'spec' } });
-      const result = await s.exec({ command: ['sh', '-c', 'cat; echo "$FROM_SPEC $FROM_EXEC $(pwd) [$GF_HOST_ONLY]"; echo oops >&2; exit 7'], stdin: 'in\n', cwd: '/tmp', env: { FROM_EXEC: "it's" }, timeoutMs: 30_000 });
+      const result = await s.exec({
+        command: ['sh', '-c', 'cat; echo "$FROM_SPEC $FROM_EXEC $(pwd) [$GF_HOST_ONLY]"; echo oops >&2; exit 7'],
+        stdin: 'in\n',
+        cwd: '/tmp',
+        env: { FROM_EXEC: "it's" },
+        timeoutMs: 30_000,
+      });
       expect(result).toMatchObject({ exitCode: 7, signal: null, timedOut: false, stdout: "in\nspec it's /tmp []\n", stderr: 'oops\n' });
       expect((await s.exec({ command: ['pwd'], timeoutMs: 30_000 })).stdout).toBe('/workspace\n');
     } finally {
@@ -171,7 +190,10 @@ describe('apptainer provider files and lifecycle', () => {
     await s.writeFile('run.sh', '#!/bin/sh\necho ran\n', { mode: 0o755 });
     expect((await s.exec({ command: ['./run.sh'], timeoutMs: 30_000 })).stdout).toBe('ran\n');
     expect([...(await s.readFile('/workspace/deep/data.bin'))]).toEqual([0, 255, 10]);
-    expect((await s.listFiles('.')).map((e) => [e.name, e.type])).toEqual([['deep', 'directory'], ['run.sh', 'file']]);
+    expect((await s.listFiles('.')).map((e) => [e.name, e.type])).toEqual([
+      ['deep', 'directory'],
+      ['run.sh', 'file'],
+    ]);
     const host = mkdtempSync(path.join(work, 'up-'));
     mkdirSync(path.join(host, 'repo'));
     writeFileSync(path.join(host, 'repo', 'a.txt'), 'A');
@@ -197,10 +219,17 @@ describe('apptainer provider files and lifecycle', () => {
     const record = (await readRecord(dir))!;
     await writeRecord(dir, { ...record, owner: { ...record.owner, pid: 2 ** 22 + 1, startTime: 1 } });
     const collected = await collectGarbage(provider, {});
-    expect(collected.map((c) => [c.info.id, c.reason]).sort()).toEqual([[expired.id, 'expired'], [orphan.id, 'orphaned']].sort());
+    expect(collected.map((c) => [c.info.id, c.reason]).sort()).toEqual(
+      [
+        [expired.id, 'expired'],
+        [orphan.id, 'orphaned'],
+      ].sort(),
+    );
     expect(await orphan.status()).toBe('gone');
     expect(await live.status()).toBe('running');
-    const stops = calls().filter((a) => a[0] === 'instance' && a[1] === 'stop').map((a) => a[2]);
+    const stops = calls()
+      .filter((a) => a[0] === 'instance' && a[1] === 'stop')
+      .map((a) => a[2]);
     expect(stops).toEqual(expect.arrayContaining([orphan.id, expired.id]));
   });
 
@@ -225,7 +254,10 @@ describe('apptainer provider files and lifecycle', () => {
   it('says what to set when there is no apptainer binary', async () => {
     const spec = { image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } };
     const missing = path.join(work, 'no-such-apptainer');
-    await expect((await sandboxProvider('apptainer', { binary: missing, root })).create(spec)).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringMatching(/no-such-apptainer is not an executable file.*"binary".*GYM_APPTAINER_BIN/) });
+    await expect((await sandboxProvider('apptainer', { binary: missing, root })).create(spec)).rejects.toMatchObject({
+      code: 'SETUP_FAILED',
+      message: expect.stringMatching(/no-such-apptainer is not an executable file.*"binary".*GYM_APPTAINER_BIN/),
+    });
     const path0 = process.env.PATH;
     process.env.PATH = work;
     try {

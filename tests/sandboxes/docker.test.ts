@@ -89,7 +89,13 @@ describe('docker provider isolation', () => {
     const ro = mkdtempSync(path.join(os.tmpdir(), 'gf-ro-'));
     const rw = mkdtempSync(path.join(os.tmpdir(), 'gf-rw-'));
     writeFileSync(path.join(ro, 'given.txt'), 'given');
-    const s = await sandbox({ mounts: [{ hostPath: ro, path: '/task' }, { hostPath: rw, path: '/out', writable: true }], user: '0:0' });
+    const s = await sandbox({
+      mounts: [
+        { hostPath: ro, path: '/task' },
+        { hostPath: rw, path: '/out', writable: true },
+      ],
+      user: '0:0',
+    });
     const tryWrite = async (p: string) => (await s.exec(sh(`echo x > ${p} && echo ok || echo refused`))).stdout.trim();
     expect(await tryWrite('/etc/evil')).toBe('refused');
     expect(await tryWrite('/usr/evil')).toBe('refused');
@@ -124,7 +130,11 @@ describe('docker provider isolation', () => {
     expect(hog.signal).toBe('SIGKILL');
     // Past the pid limit fork fails.
     const forks = await s.exec({
-      command: ['python3', '-c', 'import subprocess\nps = []\ntry:\n    for _ in range(100): ps.append(subprocess.Popen(["sleep", "30"]))\nexcept OSError as e: print("refused after", len(ps))\nfor p in ps: p.kill()'],
+      command: [
+        'python3',
+        '-c',
+        'import subprocess\nps = []\ntry:\n    for _ in range(100): ps.append(subprocess.Popen(["sleep", "30"]))\nexcept OSError as e: print("refused after", len(ps))\nfor p in ps: p.kill()',
+      ],
       timeoutMs: 60_000,
     });
     const after = Number(/refused after (\d+)/.exec(forks.stdout)?.[1]);
@@ -160,7 +170,13 @@ describe('docker provider commands', () => {
 
   it('returns exit codes, both streams, stdin, cwd and env', async () => {
     const s = await sandbox({ env: { FROM_SPEC: 'spec' } });
-    const result = await s.exec({ command: ['sh', '-c', 'cat; echo "$FROM_SPEC $FROM_EXEC $(pwd)"; echo oops >&2; exit 7'], stdin: 'in\n', cwd: '/tmp', env: { FROM_EXEC: 'exec' }, timeoutMs: 60_000 });
+    const result = await s.exec({
+      command: ['sh', '-c', 'cat; echo "$FROM_SPEC $FROM_EXEC $(pwd)"; echo oops >&2; exit 7'],
+      stdin: 'in\n',
+      cwd: '/tmp',
+      env: { FROM_EXEC: 'exec' },
+      timeoutMs: 60_000,
+    });
     expect(result).toMatchObject({ exitCode: 7, signal: null, timedOut: false, stdout: 'in\nspec exec /tmp\n', stderr: 'oops\n' });
   });
 
@@ -286,7 +302,11 @@ describe('docker provider lifecycle', () => {
   it('leaves nothing after destroy (container, volumes), and destroying twice succeeds', async () => {
     const volumes = async () => (await docker.engine.json<{ Volumes: { Name: string }[] | null }>('GET', '/volumes')).Volumes?.length ?? 0;
     const before = await volumes();
-    const s = await provider.create({ image: docker.image, labels: { run, rollout: 'gone', attempt: 1, user: 'tester' }, network: { mode: 'allow', endpoints: [{ host: 'gateway.test', port: hostPort }] } });
+    const s = await provider.create({
+      image: docker.image,
+      labels: { run, rollout: 'gone', attempt: 1, user: 'tester' },
+      network: { mode: 'allow', endpoints: [{ host: 'gateway.test', port: hostPort }] },
+    });
     await s.writeFile('x', 'y');
     expect(await volumes()).toBeGreaterThan(before);
     expect(await provider.list({ run, rollout: 'gone' })).toHaveLength(1);
@@ -311,7 +331,9 @@ describe('docker provider lifecycle', () => {
   });
 
   it("a worker's start-up reaper removes a container whose owner process died, and leaves a live one", async () => {
-    const owner = execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../helpers/docker-sandbox-owner.ts'), docker.socketPath, docker.image], { encoding: 'utf8' }).trim();
+    const owner = execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '../helpers/docker-sandbox-owner.ts'), docker.socketPath, docker.image], {
+      encoding: 'utf8',
+    }).trim();
     const live = await sandbox({}, 'r-live');
     const saved = process.env.DOCKER_HOST;
     process.env.DOCKER_HOST = `unix://${docker.socketPath}`;
@@ -339,13 +361,24 @@ describe('docker provider lifecycle', () => {
 
   it('says what is missing: no engine, no image, no image named', async () => {
     const nowhere = new DockerProvider({ socketPath: path.join(os.tmpdir(), 'no-such-docker.sock') });
-    await expect(nowhere.create({ image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringMatching(/no Docker Engine at unix:\/\//) });
+    await expect(nowhere.create({ image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({
+      code: 'SETUP_FAILED',
+      message: expect.stringMatching(/no Docker Engine at unix:\/\//),
+    });
     await nowhere.close();
     await expect(sandboxProvider('docker', { socket: '/x' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/docker sandbox provider option field/) });
-    await expect(provider.create({ image: 'gymflow-missing:none', labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringMatching(/gymflow-missing:none is not in the engine/) });
+    await expect(provider.create({ image: 'gymflow-missing:none', labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({
+      code: 'SETUP_FAILED',
+      message: expect.stringMatching(/gymflow-missing:none is not in the engine/),
+    });
     await expect(provider.create({ labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/image/) });
-    await expect(provider.create({ image: docker.image, workdir: 'relative', labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/sandbox spec field "workdir"/) });
-    await expect(provider.create({ network: { mode: 'allow', endpoints: [{ host: '10.1.2.3', port: 80 }] }, image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/network.endpoints.0": 10.1.2.3:80/) });
+    await expect(provider.create({ image: docker.image, workdir: 'relative', labels: { run, rollout: 'x', attempt: 1, user: 'u' } })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/sandbox spec field "workdir"/),
+    });
+    await expect(
+      provider.create({ network: { mode: 'allow', endpoints: [{ host: '10.1.2.3', port: 80 }] }, image: docker.image, labels: { run, rollout: 'x', attempt: 1, user: 'u' } }),
+    ).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/network.endpoints.0": 10.1.2.3:80/) });
     expect(await provider.list({ run, rollout: 'x' })).toEqual([]);
   });
 });

@@ -82,7 +82,11 @@ describe('durable sandbox lifecycle', () => {
     expect(result.attempt).toBeGreaterThan(1);
     expect(second.exitCode).toBeNull();
     expect(existsSync(path.join(root, result.sandboxId))).toBe(false);
-    expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith('/usr/bin/node -e') && l.includes(marker))).toEqual([]);
+    expect(
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.startsWith('/usr/bin/node -e') && l.includes(marker)),
+    ).toEqual([]);
     process.env.GYMFLOW_SANDBOX_ROOT = root;
     try {
       expect(await reapOrphans(undefined, ['local'])).toEqual([]);

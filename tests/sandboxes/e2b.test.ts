@@ -252,7 +252,12 @@ describe('e2b provider: lifecycle and labels', () => {
     // Nothing of this run is orphaned or expired: a plain gc keeps them.
     expect((await collectGarbage(provider, {})).filter((c) => c.info.labels.run === gcRun)).toEqual([]);
     const collected = await collectGarbage(provider, { run: gcRun });
-    expect(collected.map((c) => [c.info.id, c.reason, c.error]).sort()).toEqual([[a.id, 'run', undefined], [b.id, 'run', undefined]].sort());
+    expect(collected.map((c) => [c.info.id, c.reason, c.error]).sort()).toEqual(
+      [
+        [a.id, 'run', undefined],
+        [b.id, 'run', undefined],
+      ].sort(),
+    );
     expect(await provider.list({ run: gcRun })).toEqual([]);
     expect(fake.sandboxes.has(a.id) || fake.sandboxes.has(b.id)).toBe(false);
     expect(fake.sandboxes.has(foreign.sandboxId)).toBe(true);

@@ -51,7 +51,16 @@ function owner(spec: object, marker: string): Promise<{ id: string; dir: string;
 }
 
 describe('gcReason', () => {
-  const info = (over: Partial<SandboxInfo>): SandboxInfo => ({ id: 'sbx-1', provider: 'local', state: 'running', labels, createdAt: '2026-01-01T00:00:00Z', expiresAt: null, ownerAlive: true, ...over });
+  const info = (over: Partial<SandboxInfo>): SandboxInfo => ({
+    id: 'sbx-1',
+    provider: 'local',
+    state: 'running',
+    labels,
+    createdAt: '2026-01-01T00:00:00Z',
+    expiresAt: null,
+    ownerAlive: true,
+    ...over,
+  });
   const now = new Date('2026-01-01T01:00:00Z');
   it('keeps a live, unexpired sandbox, and one whose owner this machine cannot judge', () => {
     expect(gcReason(info({}), {}, now)).toBeUndefined();
@@ -127,7 +136,12 @@ describe('reapOrphans', () => {
       const { expiresAt } = JSON.parse(readFileSync(path.join(expired.dir, 'sandbox.json'), 'utf8')) as { expiresAt: string };
       await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(Date.parse(expiresAt)));
       const reaped = await reapOrphans(undefined, ['local']);
-      expect(reaped.map((c) => [c.info.id, c.reason]).sort()).toEqual([[orphan.id, 'orphaned'], [expired.id, 'expired']].sort());
+      expect(reaped.map((c) => [c.info.id, c.reason]).sort()).toEqual(
+        [
+          [orphan.id, 'orphaned'],
+          [expired.id, 'expired'],
+        ].sort(),
+      );
       expect(daemons(marker)).toEqual([]);
       expect(existsSync(live.dir)).toBe(true);
     } finally {

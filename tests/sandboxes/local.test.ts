@@ -67,7 +67,13 @@ describe('local sandbox: exec', () => {
     try {
       const s = await sandbox();
       const env = await s.exec({ command: ['env'], timeoutMs: 30_000 });
-      expect(env.stdout.split('\n').sort().filter(Boolean)).toEqual(['HOME=/workspace', 'LANG=C.UTF-8', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'PWD=/workspace', 'TMPDIR=/tmp']);
+      expect(env.stdout.split('\n').sort().filter(Boolean)).toEqual([
+        'HOME=/workspace',
+        'LANG=C.UTF-8',
+        'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        'PWD=/workspace',
+        'TMPDIR=/tmp',
+      ]);
       // The jail's first process is bwrap's own, started with the outer process's environment.
       const first = await s.exec({ command: ['sh', '-c', 'tr "\\0" "\\n" < /proc/1/environ'], timeoutMs: 30_000 });
       expect(first.exitCode).toBe(0);
@@ -90,7 +96,11 @@ describe('local sandbox: exec', () => {
       const s = await sandbox();
       const probe = `require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => { console.log('error ' + e.code); process.exit(1) })`;
       const result = await s.exec({ command: ['sh', '-c', `cat /proc/net/dev; ${NODE} -e "${probe}"`], timeoutMs: 30_000 });
-      const interfaces = result.stdout.split('\n').slice(2).filter((l) => l.includes(':')).map((l) => l.split(':')[0]!.trim());
+      const interfaces = result.stdout
+        .split('\n')
+        .slice(2)
+        .filter((l) => l.includes(':'))
+        .map((l) => l.split(':')[0]!.trim());
       expect(interfaces).toEqual(['lo']);
       expect(result.stdout).toContain('error ECONNREFUSED');
       expect(connections).toBe(0);
@@ -125,7 +135,12 @@ describe('local sandbox: exec', () => {
     await mkdir(rw, { recursive: true, mode: 0o777 });
     await chmod(rw, 0o777);
     await writeFile(path.join(ro, 'given.txt'), 'given');
-    const s = await sandbox({ mounts: [{ hostPath: ro, path: '/opt/given' }, { hostPath: rw, path: '/opt/out', writable: true }] });
+    const s = await sandbox({
+      mounts: [
+        { hostPath: ro, path: '/opt/given' },
+        { hostPath: rw, path: '/opt/out', writable: true },
+      ],
+    });
     const result = await s.exec({ command: ['sh', '-c', 'cat /opt/given/given.txt; (echo x > /opt/given/new) 2>/dev/null && echo "wrote ro"; echo made > /opt/out/made.txt'], timeoutMs: 30_000 });
     expect(result.stdout).toBe('given');
     expect(await readFile(path.join(rw, 'made.txt'), 'utf8')).toBe('made\n');
@@ -200,7 +215,10 @@ describe('local sandbox: network policy allow', () => {
     const port = (gateway.address() as AddressInfo).port;
     try {
       const s = await sandbox({ network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port }] } });
-      await s.startCommand({ command: [NODE, '-e', `fetch('http://127.0.0.1:${port}/').then(async (r) => { console.log(await r.text()); process.exit(5) })`], timeoutMs: 60_000 }, { commandId: 'net' });
+      await s.startCommand(
+        { command: [NODE, '-e', `fetch('http://127.0.0.1:${port}/').then(async (r) => { console.log(await r.text()); process.exit(5) })`], timeoutMs: 60_000 },
+        { commandId: 'net' },
+      );
       expect(await s.commandStatus('net', { waitMs: 60_000 })).toMatchObject({ state: 'exited', exitCode: 5, stdoutTail: 'detached ok\n' });
     } finally {
       gateway.close();
@@ -208,7 +226,18 @@ describe('local sandbox: network policy allow', () => {
   });
 
   it('refuses two hosts on one port', async () => {
-    await expect(provider.create({ labels, network: { mode: 'allow', endpoints: [{ host: 'a.test', port: 80 }, { host: 'b.test', port: 80 }] } })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(
+      provider.create({
+        labels,
+        network: {
+          mode: 'allow',
+          endpoints: [
+            { host: 'a.test', port: 80 },
+            { host: 'b.test', port: 80 },
+          ],
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_INPUT' });
   });
 });
 
@@ -370,7 +399,10 @@ describe('local sandbox: lifecycle', () => {
     await mkdir(hidden, { mode: 0o700 });
     await chmod(hidden, 0o700);
     const blocked = new LocalProvider({ root: path.join(hidden, 'sandboxes') });
-    await expect(blocked.create({ labels })).rejects.toMatchObject({ code: 'SETUP_FAILED', message: expect.stringContaining(`${hidden} (mode 700) does not let others through; set GYMFLOW_SANDBOX_ROOT`) });
+    await expect(blocked.create({ labels })).rejects.toMatchObject({
+      code: 'SETUP_FAILED',
+      message: expect.stringContaining(`${hidden} (mode 700) does not let others through; set GYMFLOW_SANDBOX_ROOT`),
+    });
     expect(existsSync(path.join(hidden, 'sandboxes')) ? readdirSync(path.join(hidden, 'sandboxes')) : []).toEqual([]);
   });
 

@@ -32,7 +32,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(created.map((s) => s.destroy().catch(() => undefined)));
   await fake?.close();
-  for (const [name, value] of [['OPEN_SANDBOX_DOMAIN', saved.domain], ['OPEN_SANDBOX_API_KEY', saved.key]] as const) {
+  for (const [name, value] of [
+    ['OPEN_SANDBOX_DOMAIN', saved.domain],
+    ['OPEN_SANDBOX_API_KEY', saved.key],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -74,7 +77,13 @@ describe('opensandbox provider commands', () => {
 
   it('returns exit codes, both streams, stdin, cwd and env', async () => {
     const s = await sandbox({ env: { FROM_SPEC: 'spec' } });
-    const result = await s.exec({ command: ['sh', '-c', 'cat; echo "$FROM_SPEC $FROM_EXEC $(pwd)"; echo oops >&2; exit 7'], stdin: 'in\n', cwd: '/tmp', env: { FROM_EXEC: 'exec' }, timeoutMs: 30_000 });
+    const result = await s.exec({
+      command: ['sh', '-c', 'cat; echo "$FROM_SPEC $FROM_EXEC $(pwd)"; echo oops >&2; exit 7'],
+      stdin: 'in\n',
+      cwd: '/tmp',
+      env: { FROM_EXEC: 'exec' },
+      timeoutMs: 30_000,
+    });
     expect(result).toMatchObject({ exitCode: 7, signal: null, timedOut: false, stdout: 'in\nspec exec /tmp\n', stderr: 'oops\n' });
     expect((await s.exec({ command: ['pwd'], timeoutMs: 30_000 })).stdout).toBe('/workspace\n');
     // An argument with quotes and spaces arrives as one word.
@@ -198,7 +207,15 @@ describe('opensandbox provider network and limits', () => {
       const open = await sandbox({ network: { mode: 'host' } });
       expect(fake.sandboxes.get(open.id)!.request.networkPolicy).toEqual({ defaultAction: 'allow', egress: [] });
       expect((await open.exec({ command: ['bash', '-c', probe], timeoutMs: 30_000 })).stdout.trim()).toBe('connected');
-      const allowed = await sandbox({ network: { mode: 'allow', endpoints: [{ host: 'gateway.example', port: 8443 }, { host: 'gateway.example', port: 9443 }] } });
+      const allowed = await sandbox({
+        network: {
+          mode: 'allow',
+          endpoints: [
+            { host: 'gateway.example', port: 8443 },
+            { host: 'gateway.example', port: 9443 },
+          ],
+        },
+      });
       expect(fake.sandboxes.get(allowed.id)!.request.networkPolicy).toEqual({ defaultAction: 'deny', egress: [{ action: 'allow', target: 'gateway.example' }] });
     } finally {
       server.close();
@@ -208,7 +225,10 @@ describe('opensandbox provider network and limits', () => {
   it('refuses what OpenSandbox cannot do, naming the field', async () => {
     const before = fake.sandboxes.size;
     const labels = { run, rollout: 'x', attempt: 1, user: 'u' };
-    await expect(provider.create({ image: 'x', labels, network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port: 80 }] } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/network\.endpoints\.0.*domain names only/) });
+    await expect(provider.create({ image: 'x', labels, network: { mode: 'allow', endpoints: [{ host: '127.0.0.1', port: 80 }] } })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/network\.endpoints\.0.*domain names only/),
+    });
     await expect(provider.create({ image: 'x', labels, resources: { pids: 10 } })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/resources\.pids/) });
     await expect(provider.create({ image: 'x', labels, user: '1000' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/"user"/) });
     await expect(provider.create({ labels })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/"image"/) });
@@ -301,7 +321,10 @@ describe('opensandbox provider configuration', () => {
     } finally {
       process.env.OPEN_SANDBOX_API_KEY = fake.apiKey;
     }
-    await expect(sandboxProvider('opensandbox', { apiKey: 'inline' })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/opensandbox sandbox provider option field "\(root\)"/) });
+    await expect(sandboxProvider('opensandbox', { apiKey: 'inline' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/opensandbox sandbox provider option field "\(root\)"/),
+    });
   });
 
   it('never lets the key out: not in a sandbox object, its listing, its metadata or an error', async () => {

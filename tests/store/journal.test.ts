@@ -16,7 +16,10 @@ describe('a file journal', () => {
     await journal.append(seed({ n: 1 }));
     await journal.append(seed({ n: 2 }));
     expect(await journal.read()).toEqual([seed({ n: 1 }), seed({ n: 2 })]);
-    const onDisk = readFileSync(journal.file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const onDisk = readFileSync(journal.file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(onDisk).toEqual([seed({ n: 1 }), seed({ n: 2 })]);
   });
 

@@ -236,7 +236,16 @@ describe('results log in one process', () => {
   it('lets a rollout replace the sidecar record of the same id, never the other way round', async () => {
     const dir = await tempDir();
     const log = new ResultsLog(dir, { flushDelayMs: 0 });
-    const failure = (id: string) => ({ _ng_task_index: 0, _ng_rollout_index: Number(id.split('-')[1]), _ng_rollout_id: id, _ng_failure_class: 'timeout' as const, message: 'slow', stage: 'model', attempt: 3, failed_at: 'now' });
+    const failure = (id: string) => ({
+      _ng_task_index: 0,
+      _ng_rollout_index: Number(id.split('-')[1]),
+      _ng_rollout_id: id,
+      _ng_failure_class: 'timeout' as const,
+      message: 'slow',
+      stage: 'model',
+      attempt: 3,
+      failed_at: 'now',
+    });
     // Queued together: the rollout wins.
     const [a, b] = await Promise.all([log.appendFailures([failure('0-0')]), log.appendRollouts([rolloutRecord('0-0')])]);
     expect([a, b]).toEqual([[], ['0-0']]);
@@ -258,8 +267,15 @@ describe('results log in one process', () => {
     const dir = await tempDir();
     const log = new ResultsLog(dir, { flushDelayMs: 0 });
     const failure = (id: string, attemptIndex: number | undefined, message: string) => ({
-      _ng_task_index: 0, _ng_rollout_index: Number(id.split('-')[1]), _ng_rollout_id: id, _ng_failure_class: 'timeout' as const,
-      message, stage: 'model', attempt: 3, failed_at: 'now', ...(attemptIndex === undefined ? {} : { _ng_attempt_index: attemptIndex }),
+      _ng_task_index: 0,
+      _ng_rollout_index: Number(id.split('-')[1]),
+      _ng_rollout_id: id,
+      _ng_failure_class: 'timeout' as const,
+      message,
+      stage: 'model',
+      attempt: 3,
+      failed_at: 'now',
+      ...(attemptIndex === undefined ? {} : { _ng_attempt_index: attemptIndex }),
     });
     // A line without an attempt index (an older sidecar) is attempt 0.
     expect(await log.appendFailures([failure('0-0', undefined, 'first'), failure('0-1', 0, 'first')])).toEqual(['0-0', '0-1']);
@@ -270,7 +286,10 @@ describe('results log in one process', () => {
     // A fresh process reads the attempt index back from the file.
     const fresh = new ResultsLog(dir, { flushDelayMs: 1 });
     expect(await fresh.appendFailures([failure('0-0', 2, 'stale')])).toEqual([]);
-    const lines = readFileSync(path.join(dir, 'failures.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = readFileSync(path.join(dir, 'failures.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l._ng_rollout_id, l._ng_attempt_index, l.message])).toEqual([
       ['0-1', 0, 'first'],
       ['0-0', 2, 'retried again'],

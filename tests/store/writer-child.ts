@@ -52,7 +52,16 @@ const rollout = (id: string): RolloutRecord => {
 
 const failure = (id: string): FailureRecord => {
   const [task, repeat] = id.split('-').map(Number);
-  return { _ng_task_index: task!, _ng_rollout_index: repeat!, _ng_rollout_id: id, _ng_failure_class: 'model_error', message: args.writer, stage: 'model', attempt: 3, failed_at: new Date().toISOString() };
+  return {
+    _ng_task_index: task!,
+    _ng_rollout_index: repeat!,
+    _ng_rollout_id: id,
+    _ng_failure_class: 'model_error',
+    message: args.writer,
+    stage: 'model',
+    attempt: 3,
+    failed_at: new Date().toISOString(),
+  };
 };
 
 async function main() {

@@ -41,7 +41,11 @@ describe('composing an unbound agent', () => {
       ra: { resources_servers: { mcqa: {} } },
       pi: agent('pi_agent', { resources_server: ref('resources_servers', '???'), model_server: ref('responses_api_models', 'policy_model'), sandbox: 'docker' }),
     };
-    const sources = new Map([['pi.responses_api_agents.pi_agent', 'pi.yaml'], ['pi.responses_api_agents.pi_agent.sandbox', 'pi.yaml'], ['a.responses_api_agents.simple_agent.datasets', 'mine.yaml']]);
+    const sources = new Map([
+      ['pi.responses_api_agents.pi_agent', 'pi.yaml'],
+      ['pi.responses_api_agents.pi_agent.sandbox', 'pi.yaml'],
+      ['a.responses_api_agents.simple_agent.datasets', 'mine.yaml'],
+    ]);
     const composed = composeUnboundAgent(tree, sources);
     expect(composed).toEqual({ agentType: 'pi_agent', from: 'pi.yaml', targets: ['a', 'b'] });
     expect(tree.pi).toBeUndefined();
@@ -65,7 +69,8 @@ describe('composing an unbound agent', () => {
   });
 
   it("gives the harness the agent type's system_prompt, set in its file or by an override on its instance", async () => {
-    const prompt = (run: Awaited<ReturnType<typeof resolveConfigRun>>) => (JSON.parse(run.lines[0]!) as { _gf_environment: { harness?: { system_prompt?: string } } })._gf_environment.harness?.system_prompt;
+    const prompt = (run: Awaited<ReturnType<typeof resolveConfigRun>>) =>
+      (JSON.parse(run.lines[0]!) as { _gf_environment: { harness?: { system_prompt?: string } } })._gf_environment.harness?.system_prompt;
     const replaced = '+swe_repair_agent.responses_api_agents.simple_agent.system_prompt=the replaced agent prompt';
     const base = { input: SWE_TASKS, agentType: 'pi_agent', agent: 'swe_repair_agent', limit: 1 };
     expect(prompt(await resolveConfigRun(request({ ...base, overrides: [replaced] })))).toBeUndefined();
@@ -100,7 +105,9 @@ describe('finding the agent config of --agent-type', () => {
 
   it('names the flag, the closest agent type and where it looked', () => {
     const opts = { cwd: PACKAGE_ROOT, env: {}, installRoot: PACKAGE_ROOT };
-    expect(() => agentTypeFile('opencode_agnt', opts)).toThrow(/--agent-type opencode_agnt: no agent config opencode_agnt\.yaml for agent type "opencode_agnt" \(did you mean "opencode_agent"\?\); agent types found: .*pi_agent.*looked at:\n {2}- /s);
+    expect(() => agentTypeFile('opencode_agnt', opts)).toThrow(
+      /--agent-type opencode_agnt: no agent config opencode_agnt\.yaml for agent type "opencode_agnt" \(did you mean "opencode_agent"\?\); agent types found: .*pi_agent.*looked at:\n {2}- /s,
+    );
     expect(() => agentTypeFile('a/b/c', opts)).toThrow('--agent-type must be NAME or NAME/FLAVOR (letters, digits, . _ -), got "a/b/c"');
   });
 });
@@ -122,11 +129,15 @@ describe('gym eval run --agent-type on a configuration', () => {
     const onMcqa = await resolveConfigRun(request({ input: MCQA_TASKS, agentType: 'opencode_agent', agent: 'mcqa_agent', limit: 1 }));
     expect(JSON.parse(onMcqa.lines[0]!)._gf_environment).toMatchObject({ name: 'mcqa', harness: { name: 'opencode' } });
     await expect(resolveConfigRun(request({ input: SWE_TASKS, agent: 'swe_repair_agent', limit: 1 }))).rejects.toMatchObject({
-      details: [expect.stringMatching(/^agent "swe_repair_agent" \(simple_agent\) cannot play resources server "swe_repair": environment swe_repair is played by an external harness in a sandbox; use a harness agent type/)],
+      details: [
+        expect.stringMatching(
+          /^agent "swe_repair_agent" \(simple_agent\) cannot play resources server "swe_repair": environment swe_repair is played by an external harness in a sandbox; use a harness agent type/,
+        ),
+      ],
     });
   });
 
-  it('plays each row its own agent\'s way in one run: the loop for mcqa, a harness for swe_repair, in the rollout grain', async () => {
+  it("plays each row its own agent's way in one run: the loop for mcqa, a harness for swe_repair, in the rollout grain", async () => {
     const mixed = await mkdtemp(path.join(os.tmpdir(), 'agent-type-mixed-'));
     const input = path.join(mixed, 'rows.jsonl');
     const swe = JSON.stringify({ ...JSON.parse(readFileSync(SWE_TASKS, 'utf8').split('\n')[0]!), task_source: 'swe_repair' });
@@ -166,6 +177,8 @@ describe('gym eval run --agent-type on a configuration', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-type-tau2-'));
     const tau2 = path.join(dir, 'tau2-on-mcqa.yaml');
     await writeFile(tau2, 'mcqa_agent:\n  responses_api_agents:\n    tau2:\n      resources_server: {type: resources_servers, name: mcqa}\n');
-    await expect(resolveConfigRun(request({ input: MCQA_TASKS, agent: 'mcqa_agent', files: [configWithout('mcqa_agent'), tau2] }))).rejects.toMatchObject({ details: [expect.stringMatching(/^agent "mcqa_agent" is a tau2, which Gymflow does not play; the agent types it plays: claude_code_agent, cline_agent, /)] });
+    await expect(resolveConfigRun(request({ input: MCQA_TASKS, agent: 'mcqa_agent', files: [configWithout('mcqa_agent'), tau2] }))).rejects.toMatchObject({
+      details: [expect.stringMatching(/^agent "mcqa_agent" is a tau2, which Gymflow does not play; the agent types it plays: claude_code_agent, cline_agent, /)],
+    });
   });
 });

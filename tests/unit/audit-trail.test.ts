@@ -23,7 +23,9 @@ function shardCounts(histories: unknown[]): { done: number; failed: number } {
   let done = 0;
   let failed = 0;
   for (const h of histories) {
-    const events = (h as { events: { eventType: string; workflowExecutionStartedEventAttributes?: { workflowType: { name: string } }; workflowExecutionCompletedEventAttributes?: { result?: any } }[] }).events;
+    const events = (
+      h as { events: { eventType: string; workflowExecutionStartedEventAttributes?: { workflowType: { name: string } }; workflowExecutionCompletedEventAttributes?: { result?: any } }[] }
+    ).events;
     if (events[0]!.workflowExecutionStartedEventAttributes!.workflowType.name !== 'shardWorkflow') continue;
     const result = decodePayload(events.at(-1)!.workflowExecutionCompletedEventAttributes?.result) as { done: number; failed: number } | undefined;
     if (result) {

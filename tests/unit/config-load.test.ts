@@ -16,8 +16,7 @@ const file = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const load = (opts: { files?: string[]; overrides?: string[]; env?: Record<string, string>; envYaml?: string } = {}) =>
-  loadConfig({ cwd: dir, env: {}, ...opts });
+const load = (opts: { files?: string[]; overrides?: string[]; env?: Record<string, string>; envYaml?: string } = {}) => loadConfig({ cwd: dir, env: {}, ...opts });
 const failure = (fn: () => unknown): GymError => {
   try {
     fn();
@@ -79,10 +78,23 @@ describe('overrides', () => {
 
 describe('interpolation', () => {
   it('resolves key references keeping their type, text with several references, and environment variables with typed defaults', () => {
-    file('a.yaml', [
-      'host: 127.0.0.1', 'port: 8000', 'url: http://${host}:${port}/v1', 'same_port: ${port}', 'nested:', '  copy: ${block}',
-      'block:', '  k: ${port}', 'key: ${env:MY_KEY}', 'flag: ${oc.env:UNSET_FLAG,false}', 'fallback: ${oc.env:UNSET,plain text}', 'literal: \\${not.a.ref}',
-    ].join('\n'));
+    file(
+      'a.yaml',
+      [
+        'host: 127.0.0.1',
+        'port: 8000',
+        'url: http://${host}:${port}/v1',
+        'same_port: ${port}',
+        'nested:',
+        '  copy: ${block}',
+        'block:',
+        '  k: ${port}',
+        'key: ${env:MY_KEY}',
+        'flag: ${oc.env:UNSET_FLAG,false}',
+        'fallback: ${oc.env:UNSET,plain text}',
+        'literal: \\${not.a.ref}',
+      ].join('\n'),
+    );
     const { config } = load({ files: ['a.yaml'], env: { MY_KEY: 'from-env' } });
     expect(config).toMatchObject({ url: 'http://127.0.0.1:8000/v1', same_port: 8000, nested: { copy: { k: 8000 } }, key: 'from-env', flag: false, fallback: 'plain text', literal: '${not.a.ref}' });
   });
@@ -115,11 +127,16 @@ describe('interpolation', () => {
 
 describe('what a configuration may hold', () => {
   it('reports an unknown top-level setting, a malformed server and a dangling reference with the file that set them', () => {
-    const a = file('a.yaml', [
-      'policy_model_name: m', 'num_repeat: 4', 'env_srv: {resources_servers: {mcqa: {entrypoint: app.py}}}',
-      'agent: {responses_api_agents: {simple_agent: {resources_server: {type: resources_servers, name: env_srv}, model_server: {type: responses_api_models, name: policy_model}}}}',
-      'broken: {resource_servers: {mcqa: {}}}',
-    ].join('\n'));
+    const a = file(
+      'a.yaml',
+      [
+        'policy_model_name: m',
+        'num_repeat: 4',
+        'env_srv: {resources_servers: {mcqa: {entrypoint: app.py}}}',
+        'agent: {responses_api_agents: {simple_agent: {resources_server: {type: resources_servers, name: env_srv}, model_server: {type: responses_api_models, name: policy_model}}}}',
+        'broken: {resource_servers: {mcqa: {}}}',
+      ].join('\n'),
+    );
     const { config, sources } = load({ files: ['a.yaml'] });
     const { servers, problems } = serverInstances(config, sources);
     expect(servers.map((s) => [s.name, s.type, s.implementation])).toEqual([
@@ -149,13 +166,25 @@ describe('gym config show', () => {
   it("resolves NeMo Gym's own mcqa and openai_model configs with an env.yaml, blanking the key", async () => {
     const { gymHere } = await import('../helpers/gym-here');
     const r = await gymHere([
-      'config', 'show', '--search-dir', FIXTURES, '--env-yaml', path.join(FIXTURES, 'env.yaml'),
-      '+config_paths=[resources_servers/mcqa/configs/mcqa.yaml,responses_api_models/openai_model/configs/openai_model.yaml]', '++mcqa.resources_servers.mcqa.domain=science', '--json',
+      'config',
+      'show',
+      '--search-dir',
+      FIXTURES,
+      '--env-yaml',
+      path.join(FIXTURES, 'env.yaml'),
+      '+config_paths=[resources_servers/mcqa/configs/mcqa.yaml,responses_api_models/openai_model/configs/openai_model.yaml]',
+      '++mcqa.resources_servers.mcqa.domain=science',
+      '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
     const shown = JSON.parse(r.stdout);
     expect(shown.policy_model.responses_api_models.openai_model).toEqual({
-      entrypoint: 'app.py', openai_base_url: 'http://127.0.0.1:8000/v1', openai_api_key: '***', openai_model: 'my-model', openai_default_headers: {}, drop_input_reasoning_items: false,
+      entrypoint: 'app.py',
+      openai_base_url: 'http://127.0.0.1:8000/v1',
+      openai_api_key: '***',
+      openai_model: 'my-model',
+      openai_default_headers: {},
+      drop_input_reasoning_items: false,
     });
     expect(shown.mcqa.resources_servers.mcqa.domain).toBe('science');
     expect(shown.mcqa_simple_agent.responses_api_agents.simple_agent.datasets.map((d: { name: string }) => d.name)).toEqual(['train', 'validation', 'example', 'example_with_template_metadata']);

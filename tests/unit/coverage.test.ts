@@ -33,7 +33,11 @@ describe('coverage threshold', () => {
       }
     })()!;
     expect(err.code).toBe('INCOMPLETE');
-    expect(Object.entries(ERROR_CODES).filter(([, status]) => status === ERROR_CODES.INCOMPLETE).map(([code]) => code)).toEqual(['INCOMPLETE']);
+    expect(
+      Object.entries(ERROR_CODES)
+        .filter(([, status]) => status === ERROR_CODES.INCOMPLETE)
+        .map(([code]) => code),
+    ).toEqual(['INCOMPLETE']);
     expect(err.exitStatus).not.toBe(0);
   });
 

@@ -12,7 +12,11 @@ import { tempDir } from '../helpers/run';
 
 const CONFIGS = path.resolve(import.meta.dirname, '../fixtures/nemo-gym-configs');
 const NEMO = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
-const rows = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+const rows = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 let dir: string;
 beforeEach(async () => {
@@ -41,10 +45,7 @@ describe('gym dataset collate', () => {
     const r = await gymHere(['dataset', 'collate', '--config', 'resources_servers/mcqa/configs/mcqa.yaml', '--search-dir', CONFIGS, '--env-yaml', path.join(CONFIGS, 'env.yaml'), '--output-dir', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^example: 10 rows → .*example\.jsonl$/m);
-    const source = [
-      ...rows(path.join(CONFIGS, 'resources_servers/mcqa/data/example.jsonl')),
-      ...rows(path.join(CONFIGS, 'resources_servers/mcqa/data/example_with_template_metadata.jsonl')),
-    ];
+    const source = [...rows(path.join(CONFIGS, 'resources_servers/mcqa/data/example.jsonl')), ...rows(path.join(CONFIGS, 'resources_servers/mcqa/data/example_with_template_metadata.jsonl'))];
     const collated = rows(path.join(out, 'example.jsonl'));
     expect(collated).toEqual(source.map((row) => ({ ...row, task_source: 'mcqa_simple_agent', agent_ref: { type: 'responses_api_agents', name: 'mcqa_simple_agent' } })));
   });
@@ -64,7 +65,7 @@ describe('gym dataset collate', () => {
     expect(collated.some((row) => '_ng_task_index' in row)).toBe(false);
   });
 
-  it("writes each line of a dataset num_repeats times, which a --split run plays as repeats of one task, as NeMo Gym does", async () => {
+  it('writes each line of a dataset num_repeats times, which a --split run plays as repeats of one task, as NeMo Gym does', async () => {
     const config = twoEnvConfig({
       mcqa: [{ name: 'train', type: 'train', license: 'MIT', num_repeats: 3, jsonl_fpath: path.join(NEMO, 'mcqa/example.jsonl') }],
       string_match: [{ name: 'val', type: 'validation', license: 'MIT', jsonl_fpath: path.join(NEMO, 'string_match/example.jsonl') }],
@@ -72,7 +73,11 @@ describe('gym dataset collate', () => {
     const out = path.join(dir, 'out');
     const r = await gymHere(['dataset', 'collate', '--config', config, '--output-dir', out, '--mode', 'train_preparation']);
     expect(r.code, r.stderr).toBe(0);
-    const source: Record<string, unknown>[] = rows(path.join(NEMO, 'mcqa/example.jsonl')).map((row) => ({ ...row, task_source: 'mcqa_agent', agent_ref: { type: 'responses_api_agents', name: 'mcqa_agent' } }));
+    const source: Record<string, unknown>[] = rows(path.join(NEMO, 'mcqa/example.jsonl')).map((row) => ({
+      ...row,
+      task_source: 'mcqa_agent',
+      agent_ref: { type: 'responses_api_agents', name: 'mcqa_agent' },
+    }));
     // abc → aaabbbccc
     expect(rows(path.join(out, 'train.jsonl'))).toEqual(source.flatMap((row) => [row, row, row]));
     expect(rows(path.join(out, 'validation.jsonl'))).toHaveLength(rows(path.join(NEMO, 'string_match/example.jsonl')).length);
@@ -81,7 +86,10 @@ describe('gym dataset collate', () => {
 
     // The run: each source row one task of 3 repeats, × the run's num_repeats when it has one.
     const request = { files: [config], overrides: [], envYaml: '/dev/null', cwd: PACKAGE_ROOT, env: {}, split: 'train' };
-    for (const [runRepeats, expected] of [[undefined, 3], [2, 6]] as const) {
+    for (const [runRepeats, expected] of [
+      [undefined, 3],
+      [2, 6],
+    ] as const) {
       const run = await resolveConfigRun({ ...request, ...(runRepeats ? { overrides: [`+num_repeats=${runRepeats}`] } : {}) });
       expect(run.numRepeats ?? 1).toBe(1);
       const lines = run.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -113,9 +121,20 @@ describe('gym dataset collate', () => {
     writeFileSync(
       file,
       [
-        'policy_model:', '  responses_api_models:', '    openai_model:', '      datasets: [{name: d, type: example, jsonl_fpath: x.jsonl}]',
-        'srv:', '  resources_servers:', '    mcqa:', '      datasets:', '        - {name: t, type: train, jsonl_fpath: t.jsonl}', '        - {name: e, type: exmaple, jsonl_fpath: e.jsonl}',
-        'other:', '  resources_servers:', '    not_an_env:', '      datasets: [{name: d, type: example, jsonl_fpath: x.jsonl}]',
+        'policy_model:',
+        '  responses_api_models:',
+        '    openai_model:',
+        '      datasets: [{name: d, type: example, jsonl_fpath: x.jsonl}]',
+        'srv:',
+        '  resources_servers:',
+        '    mcqa:',
+        '      datasets:',
+        '        - {name: t, type: train, jsonl_fpath: t.jsonl}',
+        '        - {name: e, type: exmaple, jsonl_fpath: e.jsonl}',
+        'other:',
+        '  resources_servers:',
+        '    not_an_env:',
+        '      datasets: [{name: d, type: example, jsonl_fpath: x.jsonl}]',
       ].join('\n'),
     );
     const r = await gymHere(['dataset', 'collate', '--config', file, '--output-dir', path.join(dir, 'out')]);
@@ -168,7 +187,7 @@ describe('stampedLine', () => {
     expect(line).toBe('{"responses_create_params": {"input": "hi"}, "score": 1.0,"task_source":"mcqa_agent","agent_ref":{"type":"responses_api_agents","name":"mcqa_agent"}}');
     expect(JSON.parse(line)).toEqual({ responses_create_params: { input: 'hi' }, score: 1, ...stamp });
   });
-  it('replaces a row\'s own task_source and agent_ref and drops the run\'s keys', () => {
+  it("replaces a row's own task_source and agent_ref and drops the run's keys", () => {
     const text = JSON.stringify({ responses_create_params: { input: 'hi' }, task_source: 'old', _ng_task_index: 4, _ng_rollout_index: 1 });
     expect(JSON.parse(stampedLine(text, JSON.parse(text), stamp))).toEqual({ responses_create_params: { input: 'hi' }, ...stamp });
     const own = JSON.stringify({ agent_ref: { name: 'x' }, responses_create_params: { input: 'hi' } });

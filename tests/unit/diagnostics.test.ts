@@ -49,7 +49,13 @@ describe('rollout diagnostics', () => {
   });
 
   it('reads a journal written before timings were kept as zero time and one attempt', () => {
-    const d = rolloutDiagnostics(episodeOf([{ kind: 'seed', state: null }, { kind: 'model', step: 1, turn: { ...turn('a', null, 0), latencyMs: undefined } }]), 5_000);
+    const d = rolloutDiagnostics(
+      episodeOf([
+        { kind: 'seed', state: null },
+        { kind: 'model', step: 1, turn: { ...turn('a', null, 0), latencyMs: undefined } },
+      ]),
+      5_000,
+    );
     expect(d.latency_ms).toEqual({ model: 0, tool: 0, verify: 0, sandbox: 0, queueing: 0, total: 0 });
     expect(d.attempts).toBe(1);
     expect(d.turns).toBe(1);
@@ -95,7 +101,9 @@ describe('diagnostics per environment, agent and model', () => {
 describe('closing summary', () => {
   it('shows pass@1 and the largest k only, and says when tasks are left out', () => {
     // Task 0 has four samples, task 1 two: pass@3 and pass@4 are over task 0 alone, task 1 is short.
-    const rollouts = [0, 1, 2, 3].map((i) => ({ taskIndex: 0, rolloutIndex: i, reward: i % 2, diagnostics: diag(2, 100 + i) })).concat([0, 1].map((i) => ({ taskIndex: 1, rolloutIndex: i, reward: 1, diagnostics: diag(2, 100) })));
+    const rollouts = [0, 1, 2, 3]
+      .map((i) => ({ taskIndex: 0, rolloutIndex: i, reward: i % 2, diagnostics: diag(2, 100 + i) }))
+      .concat([0, 1].map((i) => ({ taskIndex: 1, rolloutIndex: i, reward: 1, diagnostics: diag(2, 100) })));
     const text = formatMetrics(computeRunMetrics({ rollouts, failureClasses: [], expected: 8 }), '/runs/x');
     expect(text).toMatch(/pass@1=\d\.\d{4}\s+pass@4=1\.0000 \(1 task with fewer than 4 samples left out of pass@4\)/);
     expect(text).not.toMatch(/pass@2=|pass@3=/);

@@ -25,7 +25,22 @@ describe('gym eval submit', () => {
   afterEach(() => vi.unstubAllEnvs());
 
   it('--dry-run prints the job script from the flags and prepares nothing', async () => {
-    const { out, said } = await submit(['--nodes', '2', '--replicas-per-node', '4', '--gpus-per-replica', '2', '--vllm-model', '/models/qwen3', '--partition', 'batch', '--time', '12:00:00', '--job-env', 'HF_HOME=/data/hf']);
+    const { out, said } = await submit([
+      '--nodes',
+      '2',
+      '--replicas-per-node',
+      '4',
+      '--gpus-per-replica',
+      '2',
+      '--vllm-model',
+      '/models/qwen3',
+      '--partition',
+      'batch',
+      '--time',
+      '12:00:00',
+      '--job-env',
+      'HF_HOME=/data/hf',
+    ]);
     expect(said).toMatch(/^#!\/bin\/bash/);
     expect(said).toContain('#SBATCH --nodes=2');
     expect(said).toContain('#SBATCH --gpus-per-node=8');
@@ -65,7 +80,10 @@ describe('gym eval submit', () => {
     [['--split', 'train'], '--split does not go with gym eval submit'],
     [['--no-such-flag'], "Unknown option '--no-such-flag'"],
   ])('refuses %j naming the flag', async (flags, message) => {
-    const err = await submit(flags).then(() => undefined, (e: Error & { code?: string }) => e);
+    const err = await submit(flags).then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    );
     expect(err?.code).toBe('BAD_FLAG');
     expect(err?.message).toContain(message);
   });

@@ -12,7 +12,25 @@ import { numericMetrics, runParams } from '../../src/exporters/source';
 import { buildManifest, runIdentity } from '../../src/runs/manifest';
 
 const INPUT = path.resolve(import.meta.dirname, '../../src/environments/mcqa/data/example.jsonl');
-const KNOWN = new Set(['env', 'model', 'input', 'output', 'num-repeats', 'upload-rollouts', 'upload-rollouts-to-wandb', 'mlflow-tracking-uri', 'mlflow-experiment', 'mlflow-run-name', 'mlflow-token-env', 'wandb-project', 'wandb-entity', 'wandb-name', 'wandb-mode', 'wandb-api-key-env', 'wandb-python']);
+const KNOWN = new Set([
+  'env',
+  'model',
+  'input',
+  'output',
+  'num-repeats',
+  'upload-rollouts',
+  'upload-rollouts-to-wandb',
+  'mlflow-tracking-uri',
+  'mlflow-experiment',
+  'mlflow-run-name',
+  'mlflow-token-env',
+  'wandb-project',
+  'wandb-entity',
+  'wandb-name',
+  'wandb-mode',
+  'wandb-api-key-env',
+  'wandb-python',
+]);
 
 function yamlConfig(lines: string[]) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gymflow-exporters-'));
@@ -25,7 +43,15 @@ function yamlConfig(lines: string[]) {
 
 describe('exporter settings', () => {
   it('come from the `exporters:` section of the eval YAML, with defaults filled in', () => {
-    const { run, warnings } = yamlConfig(['exporters:', '  upload_rollouts: false', '  mlflow:', '    tracking_uri: http://mlflow.example:5000', '    token_env: MLFLOW_TOKEN', '  wandb:', '    project: evals']);
+    const { run, warnings } = yamlConfig([
+      'exporters:',
+      '  upload_rollouts: false',
+      '  mlflow:',
+      '    tracking_uri: http://mlflow.example:5000',
+      '    token_env: MLFLOW_TOKEN',
+      '  wandb:',
+      '    project: evals',
+    ]);
     expect(run().exporters).toEqual({
       upload_rollouts: false,
       mlflow: { tracking_uri: 'http://mlflow.example:5000', experiment: 'gymflow', token_env: 'MLFLOW_TOKEN' },
@@ -75,7 +101,15 @@ describe('what an exporter is sent', () => {
     const config = yamlConfig(['num_repeats: 4', 'exporters: { wandb: { project: p } }']).run();
     const manifest = buildManifest({ ...config, env: { name: 'mcqa', options: { judge_api_key: 'sk-inline', prompt_style: 'letters' } } }, 'wf', 'hash');
     const params = runParams(manifest);
-    expect(params).toMatchObject({ 'env.name': 'mcqa', 'env.options.prompt_style': 'letters', numRepeats: '4', concurrency: '8', 'model.backend': 'mock', dataset_hash: 'hash', 'retry.maximumAttempts': '3' });
+    expect(params).toMatchObject({
+      'env.name': 'mcqa',
+      'env.options.prompt_style': 'letters',
+      numRepeats: '4',
+      concurrency: '8',
+      'model.backend': 'mock',
+      dataset_hash: 'hash',
+      'retry.maximumAttempts': '3',
+    });
     expect(Object.keys(params).filter((k) => k.startsWith('exporters') || k.includes('api_key'))).toEqual([]);
   });
 

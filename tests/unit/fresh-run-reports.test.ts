@@ -41,7 +41,17 @@ describe('reports in a reused output folder', () => {
     const { resumed } = await prepareRun(config(dir), 'hash-a');
     expect(resumed).toBe(false);
     expect(OUTCOME_REPORTS.map((name) => existsSync(path.join(dir, name)))).toEqual(OUTCOME_REPORTS.map(() => false));
-    expect(OUTCOME_REPORTS).toEqual(['failures.jsonl', 'rollout_verdicts.jsonl', 'quality_summary.json', 'exports.json', 'wandb', 'report.html', 'rollouts_materialized_inputs.jsonl', 'rollouts_aggregate_metrics.json', 'rollouts_failures.jsonl']);
+    expect(OUTCOME_REPORTS).toEqual([
+      'failures.jsonl',
+      'rollout_verdicts.jsonl',
+      'quality_summary.json',
+      'exports.json',
+      'wandb',
+      'report.html',
+      'rollouts_materialized_inputs.jsonl',
+      'rollouts_aggregate_metrics.json',
+      'rollouts_failures.jsonl',
+    ]);
     expect(existsSync(path.join(dir, 'rollouts.jsonl'))).toBe(true);
   });
 

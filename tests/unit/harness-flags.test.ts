@@ -44,7 +44,14 @@ describe('--agent', () => {
 
 describe('/v1/messages system turns', () => {
   it('carries a system turn inside messages as a system message, in place', () => {
-    const request = MessagesRequest.parse({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }, { role: 'system', content: [{ type: 'text', text: '# Environment' }] }] });
+    const request = MessagesRequest.parse({
+      model: 'm',
+      max_tokens: 5,
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: '# Environment' }] },
+      ],
+    });
     expect(messagesToResponses(request).input).toEqual([
       { type: 'message', role: 'user', content: 'hi' },
       { type: 'message', role: 'system', content: '# Environment' },

@@ -28,12 +28,23 @@ describe("a harness's prompt, by NeMo Gym's rule", () => {
       { role: 'system', content: [{ type: 'input_text', text: 'Row system.' }] },
       { role: 'user', content: 'first question' },
       { role: 'assistant', content: 'an earlier answer' },
-      { role: 'user', content: [{ type: 'input_text', text: 'the ' }, { type: 'input_text', text: 'question' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'the ' },
+          { type: 'input_text', text: 'question' },
+        ],
+      },
     ];
     expect(instructionOf(input as never)).toEqual({ instruction: 'the question', system: 'Row system.' });
     expect(instructionOf('bare string')).toEqual({ instruction: 'bare string' });
     // A system message that is not first is no system text.
-    expect(instructionOf([{ role: 'user', content: 'q' }, { role: 'system', content: 'late' }] as never)).toEqual({ instruction: 'q' });
+    expect(
+      instructionOf([
+        { role: 'user', content: 'q' },
+        { role: 'system', content: 'late' },
+      ] as never),
+    ).toEqual({ instruction: 'q' });
   });
 
   it("joins the agent's system_prompt and the row's system message, on the command line where the harness takes it, else before the prompt", () => {
@@ -77,7 +88,11 @@ describe('the Response a text task is graded on', () => {
 
   it("is what reasoning_gym's verify grades: the gold assignment 1, the roles swapped 0", async () => {
     const env = getEnvironment('reasoning_gym');
-    const [row] = (await import('node:fs')).readFileSync(RG_ROWS, 'utf8').split('\n').filter(Boolean).map((l) => env.taskSchema.parse(JSON.parse(l)));
+    const [row] = (await import('node:fs'))
+      .readFileSync(RG_ROWS, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => env.taskSchema.parse(JSON.parse(l)));
     const verify = (text: string) => env.verify(row, trajectoryResponse('r', trajectory([call, message(text)])), { state: null });
     expect((await verify('<answer>Zoey is a fool, and Riley is a sage.</answer>')).reward).toBe(1);
     expect((await verify('<answer>Zoey is a sage, and Riley is a fool.</answer>')).reward).toBe(0);

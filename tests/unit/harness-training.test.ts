@@ -14,7 +14,10 @@ function runFolder(harness: string): string {
 
 describe('export-training and harnesses', () => {
   it('refuses an evaluation-only harness (cline) with a clear error', async () => {
-    await expect(exportTraining(runFolder('cline'), { output: path.join(os.tmpdir(), 'x.jsonl') })).rejects.toMatchObject({ code: 'BAD_INPUT', message: expect.stringContaining('cline, which is evaluation-only') });
+    await expect(exportTraining(runFolder('cline'), { output: path.join(os.tmpdir(), 'x.jsonl') })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringContaining('cline, which is evaluation-only'),
+    });
   });
 
   it('exports a trainable harness run', async () => {

@@ -71,10 +71,19 @@ describe('rollout health checks', () => {
 
   it('usage must count the token ids a call carries', () => {
     const withIds = (ids: number) =>
-      call('a', { response: { id: 'x', status: 'completed', output: [{ ...message('hi'), prompt_token_ids: [1, 2, 3], generation_token_ids: Array.from({ length: ids }, (_, i) => i) }], usage: { input_tokens: 3, output_tokens: 1, total_tokens: 4 } } });
+      call('a', {
+        response: {
+          id: 'x',
+          status: 'completed',
+          output: [{ ...message('hi'), prompt_token_ids: [1, 2, 3], generation_token_ids: Array.from({ length: ids }, (_, i) => i) }],
+          usage: { input_tokens: 3, output_tokens: 1, total_tokens: 4 },
+        },
+      });
     expect(checks(evidence([withIds(1)], ['a']))).toEqual([]);
     const r = checkRollout(evidence([withIds(2)], ['a']));
-    expect(r.findings).toEqual([{ check: 'rollout_token_count_mismatch', locator: { call_id: 'a' }, detail: { kind: 'usage_vs_token_ids', usage_input: 3, usage_output: 1, prompt_token_ids: 3, generation_token_ids: 2 } }]);
+    expect(r.findings).toEqual([
+      { check: 'rollout_token_count_mismatch', locator: { call_id: 'a' }, detail: { kind: 'usage_vs_token_ids', usage_input: 3, usage_output: 1, prompt_token_ids: 3, generation_token_ids: 2 } },
+    ]);
   });
 
   it('says what it could not look at, and why', () => {

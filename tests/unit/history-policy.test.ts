@@ -20,7 +20,14 @@ import { PACKAGE_ROOT } from '../../src/util/paths';
 const user = (text: string): ConversationItem => ({ role: 'user', content: text });
 const call = (id: string): ConversationItem => ({ type: 'function_call', call_id: id, name: 'look', arguments: '{}' });
 const output = (id: string, text: string): ConversationItem => ({ type: 'function_call_output', call_id: id, output: text });
-const screenshot = (id: string): ConversationItem => ({ type: 'function_call_output', call_id: id, output: [{ type: 'input_text', text: `shot ${id}` }, { type: 'input_image', image_url: `data:image/png;base64,${id}` }] });
+const screenshot = (id: string): ConversationItem => ({
+  type: 'function_call_output',
+  call_id: id,
+  output: [
+    { type: 'input_text', text: `shot ${id}` },
+    { type: 'input_image', image_url: `data:image/png;base64,${id}` },
+  ],
+});
 const reasoning = (text: string): ConversationItem => ({ type: 'reasoning', summary: [{ type: 'summary_text', text }] });
 
 /** A tool-calling turn: the model's call (after its reasoning, when given) and the tool's output. */
@@ -66,12 +73,25 @@ describe('compactHistory', () => {
   });
 
   it('replaces the images of all but the last N observations with a marker, never those of the initial context', () => {
-    const first: ConversationItem = { role: 'user', content: [{ type: 'input_text', text: 'task' }, { type: 'input_image', image_url: 'data:image/png;base64,0' }] };
+    const first: ConversationItem = {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: 'task' },
+        { type: 'input_image', image_url: 'data:image/png;base64,0' },
+      ],
+    };
     const history: History = { initial: [first], turns: [turn('a', { image: true }), turn('b'), turn('c', { image: true }), turn('d', { image: true })] };
     const out = compactHistory(history, { keep_images: 2 });
     expect(out.items[0]).toBe(first);
     const a = out.items.find((i) => i.type === 'function_call_output' && i.call_id === 'a')!;
-    expect(a).toEqual({ type: 'function_call_output', call_id: 'a', output: [{ type: 'input_text', text: 'shot a' }, { type: 'input_text', text: IMAGE_OMITTED }] });
+    expect(a).toEqual({
+      type: 'function_call_output',
+      call_id: 'a',
+      output: [
+        { type: 'input_text', text: 'shot a' },
+        { type: 'input_text', text: IMAGE_OMITTED },
+      ],
+    });
     for (const id of ['c', 'd']) expect(out.items.find((i) => i.type === 'function_call_output' && i.call_id === id)).toEqual(screenshot(id));
     expect(out.compaction).toMatchObject({ turns_dropped: 0, items_dropped: 0, images_omitted: 1, reasoning_omitted: 0 });
     expect(out.compaction!.tokens_before - out.compaction!.tokens_after).toBe(estimateTokens(screenshot('a')) - estimateTokens(a));
@@ -81,7 +101,10 @@ describe('compactHistory', () => {
 
   it('leaves out the reasoning of all but the last N turns that reasoned (0: all of it)', () => {
     const history: History = { initial, turns: [turn('a', { thought: 'one' }), turn('b', { thought: 'two' }), turn('c'), turn('d', { thought: 'four' })] };
-    const kept = (policy: HistoryPolicy) => compactHistory(history, policy).items.filter((i) => i.type === 'reasoning').map((i) => (i as { summary: { text: string }[] }).summary[0]!.text);
+    const kept = (policy: HistoryPolicy) =>
+      compactHistory(history, policy)
+        .items.filter((i) => i.type === 'reasoning')
+        .map((i) => (i as { summary: { text: string }[] }).summary[0]!.text);
     expect(kept({ keep_reasoning: 1 })).toEqual(['four']);
     expect(kept({ keep_reasoning: 2 })).toEqual(['two', 'four']);
     expect(kept({ keep_reasoning: 0 })).toEqual([]);
@@ -143,7 +166,9 @@ describe('--history-policy in gym eval run, eval files and the trigger API', () 
   it('refuses a policy it cannot read, and one for an external harness, naming the flag', () => {
     expect(() => buildRunConfig(flags({ 'history-policy': 'last-turns=two' }))).toThrow('--history-policy: last-turns must be an integer ≥ 1, got "two"');
     const swe = path.resolve(import.meta.dirname, '../../src/environments/swe_repair/data/example.jsonl');
-    expect(() => buildRunConfig(flags({ env: 'swe_repair', agent: 'pi', input: swe, 'history-policy': 'last-turns=2' }))).toThrow('--history-policy does not go with --agent pi: an external harness decides what its model is shown');
+    expect(() => buildRunConfig(flags({ env: 'swe_repair', agent: 'pi', input: swe, 'history-policy': 'last-turns=2' }))).toThrow(
+      '--history-policy does not go with --agent pi: an external harness decides what its model is shown',
+    );
   });
 
   it('reads history_policy from an eval file', async () => {
@@ -158,7 +183,9 @@ describe('--history-policy in gym eval run, eval files and the trigger API', () 
     const policy = { runsDir, taskQueue: 'q', allowedSecretEnv: new Set<string>() };
     const request = (history_policy: string) => RunRequest.parse({ env: 'example_multi_step', model: 'mock', input, history_policy });
     expect((await runFromRequest(request('drop-old-reasoning=0'), undefined, policy, () => {})).config.historyPolicy).toEqual({ keep_reasoning: 0 });
-    await expect(runFromRequest(request('last-turns=0'), undefined, policy, () => {})).rejects.toThrow(expect.objectContaining({ field: 'history_policy', message: 'history_policy: last-turns must be an integer ≥ 1, got "0"' }));
+    await expect(runFromRequest(request('last-turns=0'), undefined, policy, () => {})).rejects.toThrow(
+      expect.objectContaining({ field: 'history_policy', message: 'history_policy: last-turns must be an integer ≥ 1, got "0"' }),
+    );
   });
 });
 
@@ -166,7 +193,10 @@ describe("NeMo Gym's context_history", () => {
   const recency = (config: unknown, extra: Record<string, unknown> = {}) => ({ enabled: true, policy: { type: 'recency', config }, ...extra });
 
   it('reads the recency policy of simple_agent_with_compaction, and identity or disabled as the whole history', () => {
-    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_groups: 2 }, reasoning: { enabled: true, keep_last_blocks: 0 } }))).toEqual({ policy: { keep_images: 2, keep_reasoning: 0 }, problems: [] });
+    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_groups: 2 }, reasoning: { enabled: true, keep_last_blocks: 0 } }))).toEqual({
+      policy: { keep_images: 2, keep_reasoning: 0 },
+      problems: [],
+    });
     // NeMo Gym's defaults, and a zero window that still shows the pending observation.
     expect(agentHistoryPolicy('a', recency({ images: { enabled: true }, reasoning: { enabled: true } })).policy).toEqual({ keep_images: 3, keep_reasoning: 3 });
     expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_groups: 0 } })).policy).toEqual({ keep_images: 1 });
@@ -176,13 +206,22 @@ describe("NeMo Gym's context_history", () => {
   });
 
   it('refuses by name what Gymflow does not do', () => {
-    expect(agentHistoryPolicy('a', recency({ reasoning: { enabled: true, keep_first_block: true } }, { schedule: { type: 'turn_chunked_recency', actions_per_chunk: 4 }, guards: { max_total_tokens: 9000 } })).problems).toEqual([
+    expect(
+      agentHistoryPolicy(
+        'a',
+        recency({ reasoning: { enabled: true, keep_first_block: true } }, { schedule: { type: 'turn_chunked_recency', actions_per_chunk: 4 }, guards: { max_total_tokens: 9000 } }),
+      ).problems,
+    ).toEqual([
       'agent "a": context_history.schedule.type: Gymflow compacts before every call (rolling_recency), not "turn_chunked_recency"',
       'agent "a": context_history.guards: Gymflow has no admission guards (max_total_tokens); bound the prompt with --history-policy last-tokens=N instead',
       'agent "a": context_history.policy.config.reasoning.keep_first_block: Gymflow keeps only the last blocks',
     ]);
-    expect(agentHistoryPolicy('a', { enabled: true, policy: { type: 'summarize' } }).problems).toEqual(['agent "a": context_history.policy.type: "summarize" is not a policy Gymflow has (identity, recency); see docs/agents.md']);
-    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_group: 2 } })).problems).toEqual(['agent "a": context_history.policy.config.images: Unrecognized key: "keep_last_group"']);
+    expect(agentHistoryPolicy('a', { enabled: true, policy: { type: 'summarize' } }).problems).toEqual([
+      'agent "a": context_history.policy.type: "summarize" is not a policy Gymflow has (identity, recency); see docs/agents.md',
+    ]);
+    expect(agentHistoryPolicy('a', recency({ images: { enabled: true, keep_last_group: 2 } })).problems).toEqual([
+      'agent "a": context_history.policy.config.images: Unrecognized key: "keep_last_group"',
+    ]);
     expect(agentHistoryPolicy('a', recency({})).problems).toEqual(['agent "a": context_history.policy.config: the recency policy needs images.enabled or reasoning.enabled']);
   });
 
@@ -201,7 +240,9 @@ describe("NeMo Gym's context_history", () => {
     expect(run.historyPolicy).toEqual({ keep_reasoning: 2 });
     const flags = configRunFlags(run);
     expect(flags['history-policy']).toBe('drop-old-reasoning=2');
-    expect(buildRunConfig({ ...flags, env: undefined, model: 'mock', output: path.join(dir, 'run') }, () => {}, { env: run.environments[0]!, environments: run.environments }).historyPolicy).toEqual({ keep_reasoning: 2 });
+    expect(buildRunConfig({ ...flags, env: undefined, model: 'mock', output: path.join(dir, 'run') }, () => {}, { env: run.environments[0]!, environments: run.environments }).historyPolicy).toEqual({
+      keep_reasoning: 2,
+    });
   });
 
   it('round-trips the flag syntax', () => {

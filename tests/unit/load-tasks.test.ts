@@ -70,7 +70,10 @@ describe('loading a task file refuses rows it cannot run as given', () => {
     const atLimit = mcqaRow('ok').slice(0, -1) + `, "extra": ${nested(999)}}`;
     expect((await loadTasks(await taskFile(atLimit + '\n'), getEnvironment('mcqa'))).rows).toHaveLength(1);
     const deep = mcqaRow('deep').slice(0, -1) + `, "extra": ${nested(100_000)}}`;
-    const deepInInput = JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'x' }] }, options: [{ A: 'x' }], expected_answer: 'A' }).replace('"x"}]', `"x", "more": ${nested(1000)}}]`);
+    const deepInInput = JSON.stringify({ responses_create_params: { input: [{ role: 'user', content: 'x' }] }, options: [{ A: 'x' }], expected_answer: 'A' }).replace(
+      '"x"}]',
+      `"x", "more": ${nested(1000)}}]`,
+    );
     const err = await refusal(await taskFile([atLimit, deep, deepInInput].join('\n')));
     expect(err.details).toEqual([
       expect.stringMatching(/^line 2: extra: nested more than 1000 levels deep/),
@@ -81,7 +84,10 @@ describe('loading a task file refuses rows it cannot run as given', () => {
   it('names the input item and field of a bad item, from the branch of the union it was meant for', async () => {
     const file = await taskFile(
       [
-        mcqaRow([{ role: 'user', content: 'fine' }, { role: 'usr', content: 'hi' }]),
+        mcqaRow([
+          { role: 'user', content: 'fine' },
+          { role: 'usr', content: 'hi' },
+        ]),
         mcqaRow([{ type: 'function_call', call_id: 'c1', name: 'f' }]),
         mcqaRow([{ role: 'user', content: [{ text: 'no type' }] }]),
         mcqaRow(5),

@@ -8,8 +8,7 @@ import { majorityAtK, passAtK } from '../../src/metrics/pass-at-k';
 import { sampleStd, studentTQuantile, summarize } from '../../src/metrics/stats';
 
 /** Rollouts of task t with the given rewards, rollout indices 0, 1, … */
-const task = (t: number, rewards: number[], answers?: (string | null)[]): ScoredRollout[] =>
-  rewards.map((reward, i) => ({ taskIndex: t, rolloutIndex: i, reward, answer: answers?.[i] }));
+const task = (t: number, rewards: number[], answers?: (string | null)[]): ScoredRollout[] => rewards.map((reward, i) => ({ taskIndex: t, rolloutIndex: i, reward, answer: answers?.[i] }));
 
 // t(0.975, 2) in closed form: with 2 degrees of freedom F(t) = 1/2 + t / (2·√(2 + t²)), so F = 0.975
 // means t/√(2+t²) = 0.95, t² = 0.9025·2 / (1 − 0.9025) = 1.805 / 0.0975 = 18.5128205…, t = 4.30265272975.

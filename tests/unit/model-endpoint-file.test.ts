@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { buildRunConfig } from '../../src/cli/commands/eval-run';
 
 const input = path.resolve(import.meta.dirname, '../../src/environments/mcqa/data/example.jsonl');
-const flags = (extra: Record<string, unknown>) => ({ env: 'mcqa', model: 'vllm', 'model-name': 'qwen3', input, output: path.join(os.tmpdir(), `endpoint-file-${process.pid}-${Math.random()}`), ...extra });
+const flags = (extra: Record<string, unknown>) => ({
+  env: 'mcqa',
+  model: 'vllm',
+  'model-name': 'qwen3',
+  input,
+  output: path.join(os.tmpdir(), `endpoint-file-${process.pid}-${Math.random()}`),
+  ...extra,
+});
 
 describe('--model-endpoint-file', () => {
   it('puts the file, made absolute, on the model spec in place of a base URL', () => {

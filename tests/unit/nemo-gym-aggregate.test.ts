@@ -8,7 +8,11 @@ import { aggregateRollouts, aggregateVerifyResponses, isPrimaryMetric } from '..
 import { expectCovers } from '../helpers/covers';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
-const jsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const jsonl = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>[];
 
 describe("NeMo Gym's recorded aggregate metrics", () => {
@@ -63,7 +67,10 @@ describe('edges', () => {
 
   it("an environment server stamp groups before the agent, and two servers of one agent keep the servers' names", () => {
     const rows = ['a', 'b'].map((s) => ({ reward: 1, agent_ref: { name: 'x' }, _ng_environment_server: s, _ng_task_index: 0, _ng_rollout_index: 0 }));
-    expect(aggregateRollouts(rows).map((e) => [e.agent_ref.name, e._ng_environment_server])).toEqual([['a', 'a'], ['b', 'b']]);
+    expect(aggregateRollouts(rows).map((e) => [e.agent_ref.name, e._ng_environment_server])).toEqual([
+      ['a', 'a'],
+      ['b', 'b'],
+    ]);
   });
 
   it("primary metrics are NeMo Gym's point estimates", () => {

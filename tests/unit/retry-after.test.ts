@@ -36,11 +36,16 @@ describe('retrying', () => {
   it('sleeps out the Retry-After carried by the error before the next attempt', async () => {
     const retry = { ...DEFAULT_RETRY, initialIntervalMs: 1, maximumIntervalMs: 1, maximumAttempts: 2 };
     const at: number[] = [];
-    const result = await retrying(retry, new AbortController().signal, () => 'model', async () => {
-      at.push(Date.now());
-      if (at.length === 1) throw withRetryAfter(new GymError('MODEL_ERROR', 'rate limited'), 300);
-      return 'ok';
-    });
+    const result = await retrying(
+      retry,
+      new AbortController().signal,
+      () => 'model',
+      async () => {
+        at.push(Date.now());
+        if (at.length === 1) throw withRetryAfter(new GymError('MODEL_ERROR', 'rate limited'), 300);
+        return 'ok';
+      },
+    );
     expect(result).toEqual({ ok: true, value: 'ok' });
     expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(299);
   });

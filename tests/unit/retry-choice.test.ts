@@ -5,7 +5,15 @@ import { chooseRetries } from '../../src/runs/retry';
 import type { FailureRecord } from '../../src/schemas/records';
 
 const f = (task: number, repeat: number, cls: FailureRecord['_ng_failure_class'], extra: Partial<FailureRecord> = {}): FailureRecord => ({
-  _ng_task_index: task, _ng_rollout_index: repeat, _ng_rollout_id: `${task}-${repeat}`, _ng_failure_class: cls, message: 'x', stage: 'model', attempt: 3, failed_at: 'now', ...extra,
+  _ng_task_index: task,
+  _ng_rollout_index: repeat,
+  _ng_rollout_id: `${task}-${repeat}`,
+  _ng_failure_class: cls,
+  message: 'x',
+  stage: 'model',
+  attempt: 3,
+  failed_at: 'now',
+  ...extra,
 });
 
 describe('chooseRetries', () => {

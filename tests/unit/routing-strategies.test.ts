@@ -58,12 +58,19 @@ describe('the routed spec', () => {
   const target = { backend: 'mock', env: 'mcqa' };
   it('refuses a strategy that names a target it does not have, naming the field', () => {
     expect(() => parseModelSpec({ backend: 'routed', strategy: { type: 'fixed', target: 'gone' }, targets: { a: target } } as never)).toThrow('strategy.target: "gone" is not one of the targets (a)');
-    expect(() => parseModelSpec({ backend: 'routed', strategy: { type: 'rules', rules: [{ when: { x: 1 }, target: 'b' }], default: 'a' }, targets: { a: target } } as never)).toThrow('strategy.rules.0.target');
+    expect(() => parseModelSpec({ backend: 'routed', strategy: { type: 'rules', rules: [{ when: { x: 1 }, target: 'b' }], default: 'a' }, targets: { a: target } } as never)).toThrow(
+      'strategy.rules.0.target',
+    );
     expect(() => parseModelSpec({ backend: 'routed', strategy: { type: 'round_robin' }, targets: {} } as never)).toThrow('targets: name at least one target');
     expect(() => parseModelSpec({ backend: 'routed', strategy: { type: 'coin' }, targets: { a: target } } as never)).toThrow(/strategy\.type/);
   });
   it('takes a Switchyard proxy as a target, but not another router', () => {
-    expect(parseModelSpec({ backend: 'routed', strategy: { type: 'round_robin' }, targets: { a: target, b: { backend: 'switchyard', model: 'fixed', base_url: 'http://127.0.0.1:1/v1' } } } as never).backend).toBe('routed');
-    expect(() => parseModelSpec({ backend: 'routed', strategy: { type: 'round_robin' }, targets: { a: { backend: 'routed', strategy: { type: 'round_robin' }, targets: { b: target } } } } as never)).toThrow(/targets\.a\.backend/);
+    expect(
+      parseModelSpec({ backend: 'routed', strategy: { type: 'round_robin' }, targets: { a: target, b: { backend: 'switchyard', model: 'fixed', base_url: 'http://127.0.0.1:1/v1' } } } as never)
+        .backend,
+    ).toBe('routed');
+    expect(() =>
+      parseModelSpec({ backend: 'routed', strategy: { type: 'round_robin' }, targets: { a: { backend: 'routed', strategy: { type: 'round_robin' }, targets: { b: target } } } } as never),
+    ).toThrow(/targets\.a\.backend/);
   });
 });

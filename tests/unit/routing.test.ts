@@ -30,8 +30,14 @@ describe('routeRows', () => {
 
   it('fans a row out to each agent listed in fan_out or in an agent_map list, keyed before re-mapping', () => {
     const row = { task_source: 'string_match' };
-    expect(played([row], { fan_out: { string_match: ['string_match_simple_agent', 'string_match_second_agent'] } })).toEqual(['string_match_simple_agent@string_match', 'string_match_second_agent@string_match']);
-    expect(played([row], { agent_map: { string_match: ['string_match_second_agent', 'string_match_simple_agent'] } })).toEqual(['string_match_second_agent@string_match', 'string_match_simple_agent@string_match']);
+    expect(played([row], { fan_out: { string_match: ['string_match_simple_agent', 'string_match_second_agent'] } })).toEqual([
+      'string_match_simple_agent@string_match',
+      'string_match_second_agent@string_match',
+    ]);
+    expect(played([row], { agent_map: { string_match: ['string_match_second_agent', 'string_match_simple_agent'] } })).toEqual([
+      'string_match_second_agent@string_match',
+      'string_match_simple_agent@string_match',
+    ]);
     expect(played([row], { agent_map: { _default: 'mcqa_simple_agent' }, fan_out: { string_match: ['string_match_second_agent'] } })).toEqual(['string_match_second_agent@string_match']);
     const routed = route([{ ...row, agent_ref: { type: 'responses_api_agents', name: 'x' }, task_source: 'string_match' }], { fan_out: { x: ['string_match_simple_agent'] } });
     expect(routed.rows[0]!.row.agent_ref).toEqual({ type: 'responses_api_agents', name: 'string_match_simple_agent' });

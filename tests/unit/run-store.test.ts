@@ -62,7 +62,10 @@ describe('run store', () => {
     const store = new RunStore(dir);
     expect(await store.appendRollout(record('0-0'))).toBe(false);
     expect(await store.appendRollout(record('0-1'))).toBe(true);
-    const rows = readFileSync(store.rolloutsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = readFileSync(store.rolloutsPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r._ng_rollout_id)).toEqual(['0-0', '0-1']);
   });
 

@@ -18,7 +18,11 @@ const spec = (over: { allocation?: Partial<SlurmJobInput['allocation']>; vllm?: 
   vllm: { command: 'vllm', model: 'Qwen/Qwen3-8B', served_model_name: 'qwen3', replicas_per_node: 1, gpus_per_replica: 1, port: 8000, startup_timeout_s: 600, ...over.vllm },
 });
 
-const directives = (script: string) => script.split('\n').filter((l) => l.startsWith('#SBATCH ')).map((l) => l.slice('#SBATCH '.length));
+const directives = (script: string) =>
+  script
+    .split('\n')
+    .filter((l) => l.startsWith('#SBATCH '))
+    .map((l) => l.slice('#SBATCH '.length));
 
 describe('jobScript', () => {
   it('is valid bash', () => {
@@ -27,7 +31,24 @@ describe('jobScript', () => {
   });
 
   it('asks Slurm for the allocation, the time-limit signal to the batch shell, and requeue on preemption', () => {
-    const d = directives(jobScript(spec({ allocation: { nodes: 2, time: '1-00:00:00', partition: 'batch', account: 'proj', qos: 'high', gpus_per_node: 8, cpus_per_node: 64, mem: '200G', signal_lead_s: 600, extra: ['--constraint=h100'] } })));
+    const d = directives(
+      jobScript(
+        spec({
+          allocation: {
+            nodes: 2,
+            time: '1-00:00:00',
+            partition: 'batch',
+            account: 'proj',
+            qos: 'high',
+            gpus_per_node: 8,
+            cpus_per_node: 64,
+            mem: '200G',
+            signal_lead_s: 600,
+            extra: ['--constraint=h100'],
+          },
+        }),
+      ),
+    );
     expect(d).toEqual([
       '--job-name=gym-r1',
       '--nodes=2',
@@ -50,7 +71,17 @@ describe('jobScript', () => {
   });
 
   it('starts each replica with its GPUs, tensor parallel size and container, on consecutive ports', () => {
-    const script = jobScript(spec({ vllm: { replicas_per_node: 4, gpus_per_replica: 2, port: 9000, args: ['--max-model-len=32768'], container: { image: 'vllm/vllm-openai:v0.11.0', mounts: ['/data:/data', '/models:/models:ro'] } } }));
+    const script = jobScript(
+      spec({
+        vllm: {
+          replicas_per_node: 4,
+          gpus_per_replica: 2,
+          port: 9000,
+          args: ['--max-model-len=32768'],
+          container: { image: 'vllm/vllm-openai:v0.11.0', mounts: ['/data:/data', '/models:/models:ro'] },
+        },
+      }),
+    );
     expect(script).toContain('for ((r = 0; r < 4; r++)); do');
     expect(script).toContain('port=$((9000 + r))');
     expect(script).toContain(
@@ -75,7 +106,9 @@ describe('jobScript', () => {
   });
 
   it('exports the job environment and Temporal settings quoted, and names the API key only', () => {
-    const script = jobScript(spec({ env: { HF_HOME: "/data/it's $HOME" }, temporal: { address: 'temporal.example:7233', namespace: 'evals', tls: { caPath: '/etc/ca.pem' }, apiKeyEnv: 'TEMPORAL_API_KEY' } }));
+    const script = jobScript(
+      spec({ env: { HF_HOME: "/data/it's $HOME" }, temporal: { address: 'temporal.example:7233', namespace: 'evals', tls: { caPath: '/etc/ca.pem' }, apiKeyEnv: 'TEMPORAL_API_KEY' } }),
+    );
     const exports = script.split('\n').filter((l) => l.startsWith('export '));
     const read = execFileSync('bash', ['-c', `${exports.join('\n')}\nprintf '%s\\n' "$HF_HOME" "$TEMPORAL_ADDRESS" "$TEMPORAL_NAMESPACE" "$TEMPORAL_TLS" "$TEMPORAL_TLS_CA"`], { env: {} }).toString();
     expect(read.split('\n').slice(0, 5)).toEqual(["/data/it's $HOME", 'temporal.example:7233', 'evals', 'true', '/etc/ca.pem']);

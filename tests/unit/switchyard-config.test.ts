@@ -19,11 +19,22 @@ async function outDir(): Promise<string> {
 describe('switchyard models from configuration and flags', () => {
   it("maps NeMo Gym's switchyard_model: hosted from deployment, attached when a base URL is set", async () => {
     const hosted = configRunFlags(serverRun({ switchyard_model: 'routed', deployment: '/abs/routes.toml', session_id_headers: ['x-switchyard-session-id', 'proxy_x_session_id'] }));
-    expect(hosted).toEqual({ model: 'switchyard', 'model-name': 'routed', 'switchyard-deployment': '/abs/routes.toml', 'switchyard-session-header': ['x-switchyard-session-id', 'proxy_x_session_id'] });
+    expect(hosted).toEqual({
+      model: 'switchyard',
+      'model-name': 'routed',
+      'switchyard-deployment': '/abs/routes.toml',
+      'switchyard-session-header': ['x-switchyard-session-id', 'proxy_x_session_id'],
+    });
     const attached = configRunFlags(serverRun({ switchyard_model: 'routed', deployment: '/abs/routes.toml', switchyard_base_url: 'http://127.0.0.1:4000/v1' }));
     expect(attached).toEqual({ model: 'switchyard', 'model-name': 'routed', 'model-url': 'http://127.0.0.1:4000/v1' });
     const config = buildRunConfig({ ...hosted, env: 'mcqa', input: MCQA, output: await outDir() });
-    expect(config.model).toMatchObject({ backend: 'switchyard', model: 'routed', deployment: '/abs/routes.toml', session_id_headers: ['x-switchyard-session-id', 'proxy_x_session_id'], forward_session_id: true });
+    expect(config.model).toMatchObject({
+      backend: 'switchyard',
+      model: 'routed',
+      deployment: '/abs/routes.toml',
+      session_id_headers: ['x-switchyard-session-id', 'proxy_x_session_id'],
+      forward_session_id: true,
+    });
   });
 
   it('refuses the flag form without a route or with both a deployment and a URL', async () => {

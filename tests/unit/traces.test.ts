@@ -35,7 +35,9 @@ describe('tracingSettingsFromEnv', () => {
 
   it('names the variable when its value is not understood', () => {
     expect(() => tracingSettingsFromEnv({ GYMFLOW_TRACES: 'yes' })).toThrow(/GYMFLOW_TRACES must be "file" or "off", not "yes"/);
-    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be "http\/protobuf" or "http\/json" .*not "grpc"/);
+    expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL must be "http\/protobuf" or "http\/json" .*not "grpc"/,
+    );
     expect(() => tracingSettingsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'json' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be/);
   });
 });

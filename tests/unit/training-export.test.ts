@@ -13,7 +13,8 @@ import { exportTraining } from '../../src/training/export';
 const tempDir = (prefix: string) => mkdtemp(path.join(os.tmpdir(), prefix));
 
 const tokens = (prompt: number[], generation: number[]) => ({ prompt_token_ids: prompt, generation_token_ids: generation, generation_log_probs: generation.map(() => -0.5) });
-const logLine = (rollout: string, id: string, extra: Record<string, unknown>) => JSON.stringify({ call_id: id, rollout_id: rollout, step: 0, attempt: 1, backend: 'test', latency_ms: 1, request: {}, ...extra });
+const logLine = (rollout: string, id: string, extra: Record<string, unknown>) =>
+  JSON.stringify({ call_id: id, rollout_id: rollout, step: 0, attempt: 1, backend: 'test', latency_ms: 1, request: {}, ...extra });
 const record = (id: string, task: number, callIds: string[], responseId: string) => ({
   _ng_task_index: task,
   _ng_rollout_index: 0,
@@ -29,7 +30,19 @@ describe('exportTraining', () => {
     const dir = await tempDir('gymflow-training-export-');
     await mkdir(path.join(dir, 'model_calls'));
     await writeFile(path.join(dir, 'rollouts.jsonl'), formatLine('rollout', record('0-0', 0, ['a', 'b'], 'resp_b')) + formatLine('rollout', record('1-0', 1, ['c'], 'resp_c')));
-    await writeFile(path.join(dir, 'failures.jsonl'), formatLine('failure', { _ng_task_index: 2, _ng_rollout_index: 0, _ng_failure_class: 'tool_error', message: 'x', stage: 'tool', attempt: 3, failed_at: '2026-01-01T00:00:00Z', _ng_rollout_id: '2-0' }));
+    await writeFile(
+      path.join(dir, 'failures.jsonl'),
+      formatLine('failure', {
+        _ng_task_index: 2,
+        _ng_rollout_index: 0,
+        _ng_failure_class: 'tool_error',
+        message: 'x',
+        stage: 'tool',
+        attempt: 3,
+        failed_at: '2026-01-01T00:00:00Z',
+        _ng_rollout_id: '2-0',
+      }),
+    );
     await writeFile(
       path.join(dir, 'model_calls', 'w1-0.jsonl'),
       [
@@ -65,8 +78,19 @@ describe('exportTraining', () => {
       sidecar: 1,
       unattributedCallLines: 1,
     });
-    const [first, second] = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(first).toMatchObject({ _ng_rollout_id: '0-0', reward: 0, masked: false, prompt_token_ids: [1, 2], response_token_ids: [3, 4, 5, 6], response_mask: [1, 0, 1, 1], response_log_probs: [-0.5, 0, -0.5, -0.5] });
+    const [first, second] = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(first).toMatchObject({
+      _ng_rollout_id: '0-0',
+      reward: 0,
+      masked: false,
+      prompt_token_ids: [1, 2],
+      response_token_ids: [3, 4, 5, 6],
+      response_mask: [1, 0, 1, 1],
+      response_log_probs: [-0.5, 0, -0.5, -0.5],
+    });
     expect(first.dropped_calls).toEqual([{ call_id: 'a-lost', reason: 'retry', detail: 'same prompt as call a, which the final path keeps' }]);
     expect(second).toMatchObject({ _ng_rollout_id: '1-0', masked: true, mask_reason: 'unreadable_call_record', mask_detail: 'model_calls/w1-0.jsonl line 3 is not JSON' });
     expect(existsSync(`${output}.partial-${process.pid}`)).toBe(false);

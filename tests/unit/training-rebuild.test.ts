@@ -54,12 +54,7 @@ describe('rebuildEpisode', () => {
   });
 
   it('collapses retries of one prompt to the one on the final path and reports the others', () => {
-    const calls = [
-      call('a-lost', [1, 2], [7, 7]),
-      call('a', [1, 2], [10]),
-      call('b-lost', [1, 2, 10, 4], [8]),
-      call('b', [1, 2, 10, 4], [11]),
-    ];
+    const calls = [call('a-lost', [1, 2], [7, 7]), call('a', [1, 2], [10]), call('b-lost', [1, 2, 10, 4], [8]), call('b', [1, 2, 10, 4], [11])];
     const out = rebuildEpisode({ outcome: outcome({ kept_call_ids: ['a', 'b'] }), calls });
     expect(out.masked).toBe(false);
     expect(out.response_token_ids).toEqual([10, 4, 11]);
@@ -79,12 +74,7 @@ describe('rebuildEpisode', () => {
   });
 
   it('leaves branches and calls after the final one out of the response, each reported', () => {
-    const calls = [
-      call('a', [1], [10]),
-      call('side', [1, 10, 50, 51], [52]),
-      call('b', [1, 10, 4], [11]),
-      call('later', [1, 10, 4, 11, 5], [12]),
-    ];
+    const calls = [call('a', [1], [10]), call('side', [1, 10, 50, 51], [52]), call('b', [1, 10, 4], [11]), call('later', [1, 10, 4, 11, 5], [12])];
     const out = rebuildEpisode({ outcome: outcome({ kept_call_ids: ['a', 'b'] }), calls });
     expect(out.response_token_ids).toEqual([10, 4, 11]);
     expect(out.dropped_calls).toEqual([
@@ -199,8 +189,13 @@ describe('rebuildEpisode', () => {
       mask_reason: 'call_log_incomplete',
       mask_detail: 'the record names model calls the call log does not hold: gone',
     });
-    expect(rebuildEpisode({ outcome: outcome(), calls: [a], unreadable: ['model_calls/x.jsonl line 4: not a model call record'] })).toMatchObject({ masked: true, mask_reason: 'unreadable_call_record' });
-    expect(rebuildEpisode({ outcome: outcome(), calls: [a, { ...a, tokens: callTokens({ tokens: { prompt_token_ids: [1], generation_token_ids: [11], generation_log_probs: [-1] } }) }] })).toMatchObject({
+    expect(rebuildEpisode({ outcome: outcome(), calls: [a], unreadable: ['model_calls/x.jsonl line 4: not a model call record'] })).toMatchObject({
+      masked: true,
+      mask_reason: 'unreadable_call_record',
+    });
+    expect(
+      rebuildEpisode({ outcome: outcome(), calls: [a, { ...a, tokens: callTokens({ tokens: { prompt_token_ids: [1], generation_token_ids: [11], generation_log_probs: [-1] } }) }] }),
+    ).toMatchObject({
       masked: true,
       mask_reason: 'unreadable_call_record',
       mask_detail: 'the call log holds two different lines for call a',

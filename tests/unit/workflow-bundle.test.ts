@@ -8,7 +8,10 @@ import { describe, expect, it, vi } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WORKFLOWS = path.join(ROOT, 'workflows/index.ts');
-const sha = (rel: string) => createHash('sha256').update(readFileSync(path.join(ROOT, rel))).digest('hex');
+const sha = (rel: string) =>
+  createHash('sha256')
+    .update(readFileSync(path.join(ROOT, rel)))
+    .digest('hex');
 
 async function fresh() {
   vi.resetModules();

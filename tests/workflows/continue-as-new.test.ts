@@ -17,22 +17,35 @@ describe('continue-as-new', () => {
   it('carries the rollouts in flight, answered or not, to the next execution at their steps', async () => {
     let calls = 0;
     // Rollouts of three turns; rollout 1 is slow: its first step answers only in the third round.
-    const run = await stubRun(t, { total: 4, concurrency: 2, stepsPerExecution: 2 }, {
-      advanceRollouts: async (input) => {
-        calls++;
-        return input.rollouts.filter(([o]) => o !== 1 || calls >= 3).map(([o, step]) => settle(o, step, 3));
+    const run = await stubRun(
+      t,
+      { total: 4, concurrency: 2, stepsPerExecution: 2 },
+      {
+        advanceRollouts: async (input) => {
+          calls++;
+          return input.rollouts.filter(([o]) => o !== 1 || calls >= 3).map(([o, step]) => settle(o, step, 3));
+        },
       },
-    });
+    );
     await run.drive(async () => {});
 
     const executions = [...new Set(run.rounds.map((r) => r.runId))];
     const roundsOf = (i: number) => run.rounds.filter((r) => r.runId === executions[i]).map((r) => r.input.rollouts);
     expect(roundsOf(0)).toEqual([
-      [[0, 1], [1, 1]],
-      [[0, 2], [1, 1]],
+      [
+        [0, 1],
+        [1, 1],
+      ],
+      [
+        [0, 2],
+        [1, 1],
+      ],
     ]);
     // After two rounds the shard continued as new: rollout 0 at its third turn, rollout 1 still at its first.
-    expect(roundsOf(1)[0]).toEqual([[0, 3], [1, 1]]);
+    expect(roundsOf(1)[0]).toEqual([
+      [0, 3],
+      [1, 1],
+    ]);
     expect(executions.length).toBeGreaterThan(2);
     // Every rollout was played once, through all its steps, across the executions.
     const steps = (o: number) => run.rounds.flatMap((r) => r.input.rollouts.filter(([x]) => x === o).map(([, s]) => s));
@@ -42,9 +55,13 @@ describe('continue-as-new', () => {
   });
 
   it('rollout grain: continues as new between batches and keeps the counts', async () => {
-    const run = await stubRun(t, { total: 12, concurrency: 1, durability: 'rollout', stepsPerExecution: 1 }, {
-      runRolloutBatch: async (input) => ({ done: input.ordinals.length - 1, failed: 1, rewardSum: 0.5 }),
-    });
+    const run = await stubRun(
+      t,
+      { total: 12, concurrency: 1, durability: 'rollout', stepsPerExecution: 1 },
+      {
+        runRolloutBatch: async (input) => ({ done: input.ordinals.length - 1, failed: 1, rewardSum: 0.5 }),
+      },
+    );
     await run.drive(async () => {});
     // One lane, so four rollouts per batch, one batch per execution.
     expect(run.batches.map((b) => b.input.ordinals)).toEqual([

@@ -28,12 +28,16 @@ describe('pause and resume', () => {
   it('lets the rollouts in flight finish, starts none while paused, and starts new ones on resume', async () => {
     const second = gate();
     let calls = 0;
-    const run = await stubRun(t, { total: 6, concurrency: 2 }, {
-      advanceRollouts: async (input) => {
-        if (++calls === 2) await second.opened;
-        return playAll(1)(input);
+    const run = await stubRun(
+      t,
+      { total: 6, concurrency: 2 },
+      {
+        advanceRollouts: async (input) => {
+          if (++calls === 2) await second.opened;
+          return playAll(1)(input);
+        },
       },
-    });
+    );
     const shard = () => t.env.client.workflow.getHandle(shardId(run.handle, 0));
     await run.drive(async (handle) => {
       // Round 2 verifies both rollouts of the window; the pause arrives while it runs.
@@ -55,12 +59,30 @@ describe('pause and resume', () => {
     });
 
     expect(run.rounds.map((r) => r.input.rollouts)).toEqual([
-      [[0, 1], [1, 1]],
-      [[0, FINISHING], [1, FINISHING]],
-      [[2, 1], [3, 1]],
-      [[2, FINISHING], [3, FINISHING]],
-      [[4, 1], [5, 1]],
-      [[4, FINISHING], [5, FINISHING]],
+      [
+        [0, 1],
+        [1, 1],
+      ],
+      [
+        [0, FINISHING],
+        [1, FINISHING],
+      ],
+      [
+        [2, 1],
+        [3, 1],
+      ],
+      [
+        [2, FINISHING],
+        [3, FINISHING],
+      ],
+      [
+        [4, 1],
+        [5, 1],
+      ],
+      [
+        [4, FINISHING],
+        [5, FINISHING],
+      ],
     ]);
     expect(await shard().result()).toEqual({ done: 6, failed: 0, rewardSum: 6 } satisfies ShardCounts);
     expect(await runStatus(run.handle)).toBe('completed');
@@ -70,12 +92,16 @@ describe('pause and resume', () => {
 describe('setConcurrency', () => {
   it('rejects values that are not positive integers, answers the new value, and every shard window follows it', async () => {
     const first = gate();
-    const run = await stubRun(t, { total: 12, concurrency: 2, shards: 2 }, {
-      advanceRollouts: async (input) => {
-        await first.opened;
-        return playAll(1)(input);
+    const run = await stubRun(
+      t,
+      { total: 12, concurrency: 2, shards: 2 },
+      {
+        advanceRollouts: async (input) => {
+          await first.opened;
+          return playAll(1)(input);
+        },
       },
-    });
+    );
     const roundsOf = (shard: number) => run.rounds.filter((r) => r.workflowId === shardId(run.handle, shard)).map((r) => r.input.rollouts);
     await run.drive(async (handle) => {
       // Each shard's share of 2 is 1: one rollout in its first round.
@@ -98,29 +124,52 @@ describe('setConcurrency', () => {
     // Shard 0 plays ordinals 0, 2, 4, …; once its share is 3 the window holds 3 rollouts.
     expect(roundsOf(0)).toEqual([
       [[0, 1]],
-      [[0, FINISHING], [2, 1], [4, 1]],
-      [[2, FINISHING], [4, FINISHING], [6, 1]],
-      [[6, FINISHING], [8, 1], [10, 1]],
-      [[8, FINISHING], [10, FINISHING]],
+      [
+        [0, FINISHING],
+        [2, 1],
+        [4, 1],
+      ],
+      [
+        [2, FINISHING],
+        [4, FINISHING],
+        [6, 1],
+      ],
+      [
+        [6, FINISHING],
+        [8, 1],
+        [10, 1],
+      ],
+      [
+        [8, FINISHING],
+        [10, FINISHING],
+      ],
     ]);
     expect(Math.max(...roundsOf(1).map((r) => r.length))).toBe(3);
-    expect(roundsOf(1)[1]).toEqual([[1, FINISHING], [3, 1], [5, 1]]);
+    expect(roundsOf(1)[1]).toEqual([
+      [1, FINISHING],
+      [3, 1],
+      [5, 1],
+    ]);
   });
 });
 
 describe('graceful stop', () => {
   it.each(['turn', 'rollout'] as const)('%s grain: finishes the rollouts in flight, starts no more, and ends the run as cancelled with its metrics', async (durability) => {
     const held = gate();
-    const run = await stubRun(t, { total: 12, concurrency: 2, durability }, {
-      advanceRollouts: async (input) => {
-        await held.opened;
-        return playAll(1)(input);
+    const run = await stubRun(
+      t,
+      { total: 12, concurrency: 2, durability },
+      {
+        advanceRollouts: async (input) => {
+          await held.opened;
+          return playAll(1)(input);
+        },
+        runRolloutBatch: async (input) => {
+          await held.opened;
+          return { done: input.ordinals.length, failed: 0, rewardSum: input.ordinals.length };
+        },
       },
-      runRolloutBatch: async (input) => {
-        await held.opened;
-        return { done: input.ordinals.length, failed: 0, rewardSum: input.ordinals.length };
-      },
-    });
+    );
     await run.drive(async (handle) => {
       await waitFor(() => run.rounds.length + run.batches.length === 1, 'the first round or batch');
       await handle.signal(stopSignal);
@@ -134,8 +183,14 @@ describe('graceful stop', () => {
     if (durability === 'turn') {
       // The two rollouts in flight were verified and recorded; none after them was started.
       expect(run.rounds.map((r) => r.input.rollouts)).toEqual([
-        [[0, 1], [1, 1]],
-        [[0, FINISHING], [1, FINISHING]],
+        [
+          [0, 1],
+          [1, 1],
+        ],
+        [
+          [0, FINISHING],
+          [1, FINISHING],
+        ],
       ]);
       expect(counts).toEqual({ done: 2, failed: 0, rewardSum: 2 } satisfies ShardCounts);
     } else {
@@ -150,7 +205,12 @@ describe('a retry of a selection', () => {
     const run = await stubRun(t, { total: 20, concurrency: 4, shards: 2, only: { ordinals: [3, 8, 9, 15], attempts: [1, 2, 1, 1] } }, { advanceRollouts: playAll(1) });
     await run.drive(async () => {});
     const started = run.rounds.flatMap((r) => r.input.rollouts.filter(([, step]) => step === 1).map(([o]) => [o, new Map(r.input.attempts).get(o)]));
-    expect(started.sort((a, b) => a[0]! - b[0]!)).toEqual([[3, 1], [8, 2], [9, 1], [15, 1]]);
+    expect(started.sort((a, b) => a[0]! - b[0]!)).toEqual([
+      [3, 1],
+      [8, 2],
+      [9, 1],
+      [15, 1],
+    ]);
     expect(run.finalized).toEqual([{ expected: 20, status: 'completed' }]);
     expect(await runStatus(run.handle)).toBe('completed');
   });
@@ -159,12 +219,16 @@ describe('a retry of a selection', () => {
 describe('cancel', () => {
   it('stops a turn-grain run with a round in flight as cancelled', async () => {
     const never = gate();
-    const run = await stubRun(t, { total: 4, concurrency: 2 }, {
-      advanceRollouts: async (input): Promise<Settled[]> => {
-        await heldUntil(never.opened);
-        return input.rollouts.map(([o, s]) => [o, s, FINISH]);
+    const run = await stubRun(
+      t,
+      { total: 4, concurrency: 2 },
+      {
+        advanceRollouts: async (input): Promise<Settled[]> => {
+          await heldUntil(never.opened);
+          return input.rollouts.map(([o, s]) => [o, s, FINISH]);
+        },
       },
-    });
+    );
     let error: unknown;
     await run.drive(async (handle) => {
       await waitFor(() => run.rounds.length === 1, 'the first round');
@@ -182,19 +246,23 @@ describe('cancel', () => {
   });
 
   it('stops a rollout-grain run with a batch in flight as cancelled', async () => {
-    const run = await stubRun(t, { total: 8, concurrency: 2, durability: 'rollout' }, {
-      runRolloutBatch: async () => {
-        const ctx = Context.current();
-        // A regular activity hears of its cancellation through a heartbeat.
-        const beat = setInterval(() => ctx.heartbeat(), 200);
-        try {
-          await heldUntil(new Promise(() => {}));
-        } finally {
-          clearInterval(beat);
-        }
-        return { done: 0, failed: 0, rewardSum: 0 };
+    const run = await stubRun(
+      t,
+      { total: 8, concurrency: 2, durability: 'rollout' },
+      {
+        runRolloutBatch: async () => {
+          const ctx = Context.current();
+          // A regular activity hears of its cancellation through a heartbeat.
+          const beat = setInterval(() => ctx.heartbeat(), 200);
+          try {
+            await heldUntil(new Promise(() => {}));
+          } finally {
+            clearInterval(beat);
+          }
+          return { done: 0, failed: 0, rewardSum: 0 };
+        },
       },
-    });
+    );
     let error: unknown;
     await run.drive(async (handle) => {
       await waitFor(() => run.batches.length === 1, 'the first batch');

@@ -35,7 +35,15 @@ export async function datasetCollate(argv: string[], _logger: Logger, say: (line
   const mode = (values.mode ?? 'example_validation') as CollateMode;
   if (!Object.hasOwn(MODES, mode)) throw new GymError('BAD_FLAG', `--mode must be one of ${Object.keys(MODES).join(', ')}, got "${values.mode}"`);
   if (!values.config?.length && !positionals.some((p) => p.includes('config_paths'))) throw new GymError('BAD_FLAG', `--config is required\n\n${COLLATE_USAGE}`);
-  const opts: LoadOptions = { files: values.config, overrides: positionals, cwd: process.cwd(), env: process.env, envYaml: values['env-yaml'], searchDirs: values['search-dir'], installRoot: PACKAGE_ROOT };
+  const opts: LoadOptions = {
+    files: values.config,
+    overrides: positionals,
+    cwd: process.cwd(),
+    env: process.env,
+    envYaml: values['env-yaml'],
+    searchDirs: values['search-dir'],
+    installRoot: PACKAGE_ROOT,
+  };
   const loaded = loadConfig(opts);
   const { datasets, problems } = declaredDatasets(loaded);
   if (problems.length > 0) throw configError(problems);
@@ -50,7 +58,7 @@ export async function datasetCollate(argv: string[], _logger: Logger, say: (line
   for (const o of result.outputs) say(`${o.type}: ${o.rows} rows → ${o.file}`);
 }
 
-const SCHEMA_USAGE = 'usage: gym env schema --env <name>   the JSON Schema of the environment\'s task rows';
+const SCHEMA_USAGE = "usage: gym env schema --env <name>   the JSON Schema of the environment's task rows";
 
 export async function envSchema(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values } = parseFlags(argv, { env: { type: 'string' } }, SCHEMA_USAGE);
@@ -63,7 +71,9 @@ export async function envSchema(argv: string[], _logger: Logger, say: (line: str
 
 const GENERATE_USAGE = `usage: gym dataset generate --env <name> --output FILE [--set KEY=VALUE ...]
   --set KEY=VALUE  a generator setting (VALUE as JSON, else a string), repeatable
-${Object.entries(GENERATORS).map(([env, g]) => `  ${env}: ${g.settings}`).join('\n')}
+${Object.entries(GENERATORS)
+  .map(([env, g]) => `  ${env}: ${g.settings}`)
+  .join('\n')}
   writes FILE as JSONL task rows; the same settings always give the same file`;
 
 export async function datasetGenerate(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {

@@ -22,7 +22,7 @@ export async function envServe(argv: string[], logger: Logger, say: (line: strin
   if (port > 65535) throw new GymError('BAD_FLAG', `--port must be at most 65535, got ${port}`);
   const host = values.host ?? '127.0.0.1';
   const nemoGym = values['nemo-gym'] as string | undefined;
-  if (nemoGym !== undefined && values.env !== undefined) throw new GymError('BAD_FLAG', 'give --env (one of ours) or --nemo-gym (one of NeMo Gym\'s), not both');
+  if (nemoGym !== undefined && values.env !== undefined) throw new GymError('BAD_FLAG', "give --env (one of ours) or --nemo-gym (one of NeMo Gym's), not both");
   if (nemoGym === undefined && values['nemo-gym-python'] !== undefined) throw new GymError('BAD_FLAG', '--nemo-gym-python only goes with --nemo-gym');
   if (nemoGym !== undefined) {
     const server = await startNemoGymServer({ server: nemoGym, python: values['nemo-gym-python'] as string | undefined, host, port });

@@ -100,7 +100,11 @@ export async function evalAggregate(argv: string[], _logger: Logger, say: (line:
   await writeFileAtomic(output, text);
   if (format === 'nemo-gym') {
     for (const entry of metrics as AgentAggregate[]) {
-      say(`${entry.agent_ref.name}: ${Object.entries(entry.key_metrics).map(([k, v]) => `${k}=${fmt(v)}`).join('  ')}`);
+      say(
+        `${entry.agent_ref.name}: ${Object.entries(entry.key_metrics)
+          .map(([k, v]) => `${k}=${fmt(v)}`)
+          .join('  ')}`,
+      );
     }
   }
   say(`wrote ${output}`);

@@ -28,7 +28,7 @@ const SHOW_USAGE = `usage: gym eval show <run folder> --rollout <id> [--json]
   one rollout's steps, model calls, retries and reward, from the histories and the run folder`;
 
 /** Shown wherever histories come from the server: they do not stay there forever. */
-const RETENTION_NOTE = 'Temporal keeps a closed run\'s history only for its namespace\'s retention period; `gym eval history` keeps a copy in the run folder';
+const RETENTION_NOTE = "Temporal keeps a closed run's history only for its namespace's retention period; `gym eval history` keeps a copy in the run folder";
 
 const MAX_SUMMARY_LINES = 40;
 
@@ -46,7 +46,10 @@ async function liveHistories(manifest: Manifest, say: (line: string) => void): P
     const histories = await fetchRunHistories(session.client, manifest.workflow_id);
     const retention = await historyRetention(session.client);
     if (!histories.length) {
-      throw new GymError('NOT_FOUND', `Temporal at ${session.settings.address} holds no history of ${manifest.workflow_id}${retention ? ` (it keeps closed runs for ${retention})` : ''}; ${RETENTION_NOTE}`);
+      throw new GymError(
+        'NOT_FOUND',
+        `Temporal at ${session.settings.address} holds no history of ${manifest.workflow_id}${retention ? ` (it keeps closed runs for ${retention})` : ''}; ${RETENTION_NOTE}`,
+      );
     }
     return { histories, retention };
   } finally {

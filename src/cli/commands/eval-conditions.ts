@@ -23,7 +23,8 @@ const PER_CONDITION = ['model', 'model-spec', 'run-id', 'detach'] as const;
 export function conditionsFlag(values: Values): Condition[] | undefined {
   const given = values.condition as string[] | undefined;
   if (given === undefined) return undefined;
-  for (const flag of PER_CONDITION) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} does not go with --condition: each condition's spec file names its model, and each runs into <output>/<name>`);
+  for (const flag of PER_CONDITION)
+    if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} does not go with --condition: each condition's spec file names its model, and each runs into <output>/<name>`);
   const conditions = given.map((text) => {
     const eq = text.indexOf('=');
     const name = text.slice(0, eq);
@@ -45,7 +46,8 @@ export function pricesFlag(values: Values): Prices {
   const prices: Prices = {};
   for (const text of (values.price as string[] | undefined) ?? []) {
     const m = /^(.+)=([0-9.]+),([0-9.]+)$/.exec(text);
-    if (!m || !Number.isFinite(Number(m[2])) || !Number.isFinite(Number(m[3]))) throw new GymError('BAD_FLAG', `--price: "${text}" is not MODEL=IN,OUT (USD per million input and output tokens, e.g. fake/strong=3,15)`);
+    if (!m || !Number.isFinite(Number(m[2])) || !Number.isFinite(Number(m[3])))
+      throw new GymError('BAD_FLAG', `--price: "${text}" is not MODEL=IN,OUT (USD per million input and output tokens, e.g. fake/strong=3,15)`);
     prices[m[1]!] = { input: Number(m[2]), output: Number(m[3]) };
   }
   return prices;
@@ -69,7 +71,8 @@ export async function runConditions(opts: {
   }
   if (values['dry-run']) return;
   const unfinished = runs.filter((r) => !r.finished).map((r) => r.name);
-  if (unfinished.length) throw new GymError('INCOMPLETE', `condition(s) ${unfinished.join(', ')} did not finish; resume them (gym eval resume <output>/<name>), then run the same command again to compare`);
+  if (unfinished.length)
+    throw new GymError('INCOMPLETE', `condition(s) ${unfinished.join(', ')} did not finish; resume them (gym eval resume <output>/<name>), then run the same command again to compare`);
   const rows = await readConditions(runs, prices);
   await writeFileAtomic(path.join(output, 'conditions.json'), `${JSON.stringify({ conditions: rows, prices }, null, 2)}\n`);
   say('');

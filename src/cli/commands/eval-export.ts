@@ -26,7 +26,10 @@ export async function evalExport(argv: string[], _logger: Logger, say: (line: st
   const names = to ? [to] : EXPORTER_NAMES.filter((n) => config?.[n]);
   const missing = names.filter((n) => !config?.[n]);
   if (!names.length || missing.length) {
-    throw new GymError('BAD_FLAG', `${missing.length ? `no ${missing.join(', ')} exporter` : 'no exporter'} is configured for ${runDir}: pass its settings (e.g. --mlflow-tracking-uri URL or --wandb-project P)`);
+    throw new GymError(
+      'BAD_FLAG',
+      `${missing.length ? `no ${missing.join(', ')} exporter` : 'no exporter'} is configured for ${runDir}: pass its settings (e.g. --mlflow-tracking-uri URL or --wandb-project P)`,
+    );
   }
   const report = (await exportRun({ runDir, config, only: names }))!;
   for (const line of formatExports(report, names)) say(line);

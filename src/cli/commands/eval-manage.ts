@@ -45,7 +45,8 @@ export async function evalStatus(argv: string[], _logger: Logger, say: (line: st
     say(`run ${workflowId}: ${runStatus} (started ${startTime.toISOString()})`);
     if (runDir) say(`folder: ${runDir}`);
     if (progress) say(formatProgress(progress, 0));
-    else if (status === 'RUNNING') say(`progress: no worker answered within ${PROGRESS_QUERY_MS / 1000} s (is one running for this run? \`gym worker start\`, or \`gym eval resume ${runDir ?? '<run folder>'}\`)`);
+    else if (status === 'RUNNING')
+      say(`progress: no worker answered within ${PROGRESS_QUERY_MS / 1000} s (is one running for this run? \`gym worker start\`, or \`gym eval resume ${runDir ?? '<run folder>'}\`)`);
     if (metrics && status === 'COMPLETED' && runStatus !== 'cancelled') {
       say(formatMetrics(metrics, runDir!));
       // Status reports a shortfall; only the commands that run the eval turn it into an exit status.
@@ -112,7 +113,9 @@ export async function evalResume(argv: string[], logger: Logger, say: (line: str
     for (const d of checked.differences) say(`--force: resuming although ${d}`);
     if (checked.differences.length) {
       const collated = existsSync(new RunStore(runDir).tasksPath);
-      say(`${collated ? 'the run continues on the tasks it collated (tasks.jsonl)' : 'the run collates the dataset as it is now'}; the replaced identity is kept in manifest.json (replaced_identities)`);
+      say(
+        `${collated ? 'the run continues on the tasks it collated (tasks.jsonl)' : 'the run collates the dataset as it is now'}; the replaced identity is kept in manifest.json (replaced_identities)`,
+      );
     }
     const resumed = concurrency ? { ...checked.manifest, config: { ...checked.manifest.config, concurrency } } : checked.manifest;
     const handle = await startRun(session.client, resumed);

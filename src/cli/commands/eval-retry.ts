@@ -61,7 +61,8 @@ export async function evalRetryFailures(argv: string[], logger: Logger, say: (li
     const withWorker = !values['no-worker'];
     const taskQueue = manifest.config.taskQueue;
     if (execution?.status === 'RUNNING') {
-      if (!execution.memo?.retry) throw new GymError('CONFLICT', `run ${manifest.run_id} is still running; retry-failures plays the sidecar of a finished run (wait for it, or follow it with \`gym eval resume ${runDir}\`)`);
+      if (!execution.memo?.retry)
+        throw new GymError('CONFLICT', `run ${manifest.run_id} is still running; retry-failures plays the sidecar of a finished run (wait for it, or follow it with \`gym eval resume ${runDir}\`)`);
       // An interrupted retry continues with the selection it started with.
       say(`a retry of ${execution.memo.retry.rollouts} sidecar rollouts of run ${manifest.run_id} is running; following it`);
       const handle = await startRun(session.client, manifest);

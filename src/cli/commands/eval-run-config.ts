@@ -46,7 +46,8 @@ function modelFlags(run: ConfigRun): Flags {
   const c = server.config;
   let flags: Flags;
   if (server.implementation === 'openai_model') flags = { model: 'openai', ...opt('model-name', text(c.openai_model)), ...opt('model-url', text(c.openai_base_url)) };
-  else if (server.implementation === 'vllm_model') flags = { model: 'vllm', ...opt('model-name', text(c.model)), ...opt('model-url', Array.isArray(c.base_url) ? text(c.base_url[0]) : text(c.base_url)) };
+  else if (server.implementation === 'vllm_model')
+    flags = { model: 'vllm', ...opt('model-name', text(c.model)), ...opt('model-url', Array.isArray(c.base_url) ? text(c.base_url[0]) : text(c.base_url)) };
   else if (server.implementation === 'switchyard_model') flags = switchyardFlags(c);
   else return {};
   const key = modelKey(run);

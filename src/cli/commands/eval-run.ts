@@ -214,7 +214,11 @@ function modelSpec(values: Values, prefix: '' | 'judge-', envName: string, runDi
     const url = values[`${prefix}model-url`] as string | undefined;
     const endpointFile = prefix === '' ? (values['model-endpoint-file'] as string | undefined) : undefined;
     if (url && endpointFile) throw new GymError('BAD_FLAG', '--model-url and --model-endpoint-file do not go together: give the URL, or the file a serving job publishes its replicas in');
-    if (backend !== 'openai' && !url && !endpointFile) throw new GymError('BAD_FLAG', `--${prefix}model ${backend} needs --${prefix}model-url (the server's base URL, e.g. http://127.0.0.1:8000/v1)${prefix === '' ? ' or --model-endpoint-file' : ''}`);
+    if (backend !== 'openai' && !url && !endpointFile)
+      throw new GymError(
+        'BAD_FLAG',
+        `--${prefix}model ${backend} needs --${prefix}model-url (the server's base URL, e.g. http://127.0.0.1:8000/v1)${prefix === '' ? ' or --model-endpoint-file' : ''}`,
+      );
     const timeouts = modelTimeouts(values);
     const keyEnv = values['api-key-env'] as string | undefined;
     const common = { model: name, base_url: url, ...(endpointFile ? { endpoint_file: path.resolve(endpointFile) } : {}), ...(timeouts ? { timeouts } : {}) };
@@ -230,7 +234,8 @@ function switchyardSpec(values: Values): ModelSpec {
   if (!route) throw new GymError('BAD_FLAG', '--model switchyard needs --model-name (the route id of the deployment, [routes.<key>] id = …)');
   const deployment = values['switchyard-deployment'] as string | undefined;
   const url = values['model-url'] as string | undefined;
-  if ((deployment === undefined) === (url === undefined)) throw new GymError('BAD_FLAG', '--model switchyard needs --switchyard-deployment FILE (the gateway hosts the proxy) or --model-url URL (a running proxy), one of the two');
+  if ((deployment === undefined) === (url === undefined))
+    throw new GymError('BAD_FLAG', '--model switchyard needs --switchyard-deployment FILE (the gateway hosts the proxy) or --model-url URL (a running proxy), one of the two');
   const headers = values['switchyard-session-header'] as string[] | undefined;
   const timeouts = modelTimeouts(values);
   const parsed = ModelSpec.safeParse({
@@ -267,7 +272,10 @@ function environmentFlag(values: Values): EnvRef {
     } catch {
       throw new GymError('BAD_FLAG', `--remote-url: "${url}" is not a URL`);
     }
-    const tools = ((values['remote-tools'] as string | undefined) ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+    const tools = ((values['remote-tools'] as string | undefined) ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     const timeouts = remoteTimeoutFlags(values);
     return { name, options: {}, remote: { url, tools, ...(timeouts ? { timeouts } : {}) } };
   }
@@ -280,7 +288,8 @@ function environmentFlag(values: Values): EnvRef {
   const env = resolveEnvironment(ref);
   const refusal = ref.harness ? harnessRefusal(env) : undefined;
   if (refusal) throw new GymError('BAD_FLAG', `--agent ${ref.harness!.name}: ${refusal}`);
-  if (!ref.harness && env.sandboxed) throw new GymError('BAD_FLAG', `environment "${name}" is played by an external harness in a sandbox: pass --agent <harness> (pi, opencode, codex, claude-code, kilo, cline or openclaw)`);
+  if (!ref.harness && env.sandboxed)
+    throw new GymError('BAD_FLAG', `environment "${name}" is played by an external harness in a sandbox: pass --agent <harness> (pi, opencode, codex, claude-code, kilo, cline or openclaw)`);
   return ref;
 }
 
@@ -328,7 +337,10 @@ function durabilityOf(values: Values, environments: readonly EnvRef[], routed: b
   if (!harness) return values.durability ?? 'turn';
   if (values.durability !== undefined && values.durability !== 'rollout') {
     const what = routed ? `the rows harness ${harness.name} plays` : `--agent ${harness.name}`;
-    throw new GymError('BAD_FLAG', `--durability ${values.durability} cannot play ${what}: an external harness runs whole rollouts, in the rollout grain (drop --durability or pass --durability rollout)`);
+    throw new GymError(
+      'BAD_FLAG',
+      `--durability ${values.durability} cannot play ${what}: an external harness runs whole rollouts, in the rollout grain (drop --durability or pass --durability rollout)`,
+    );
   }
   return 'rollout';
 }
@@ -424,7 +436,9 @@ export async function evalRun(argv: string[], logger: Logger, say: (line: string
 /** One run as the flags describe it; resolves once it is finished (or detached, or only checked). */
 async function runEval(values: EvalRunFlags, positionals: string[], logger: Logger, say: (line: string) => void): Promise<{ runDir: string; finished: boolean }> {
   const nemoGym = isNemoGymRun(values, positionals);
-  if (!nemoGym) for (const flag of ['env-yaml', 'search-dir', 'allow-unsupported-pairing'] as const) if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
+  if (!nemoGym)
+    for (const flag of ['env-yaml', 'search-dir', 'allow-unsupported-pairing'] as const)
+      if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} goes with a NeMo Gym configuration (--config <file> or config_paths=...)`);
   let config: RunConfig;
   let datasetHash: string;
   let materialized: string[] | undefined;
@@ -497,7 +511,8 @@ const DEFAULT_ENDPOINT_TIMEOUT_S = 30;
 function endpointSeconds(values: Values, fromConfig: unknown): number {
   if (values['model-endpoint-timeout'] !== undefined) return numberFlag(values, 'model-endpoint-timeout', { min: 0, max: 3600 })!;
   if (fromConfig === undefined || fromConfig === null) return DEFAULT_ENDPOINT_TIMEOUT_S;
-  if (typeof fromConfig !== 'number' || fromConfig < 0) throw new GymError('BAD_INPUT', `model_endpoint_readiness_timeout_seconds must be a number of seconds (0 skips the check), got ${JSON.stringify(fromConfig)}`);
+  if (typeof fromConfig !== 'number' || fromConfig < 0)
+    throw new GymError('BAD_INPUT', `model_endpoint_readiness_timeout_seconds must be a number of seconds (0 skips the check), got ${JSON.stringify(fromConfig)}`);
   return fromConfig;
 }
 
@@ -509,14 +524,10 @@ async function checkEndpoints(config: RunConfig, seconds: number, say: (line: st
   }
   const dead = await unreachableEndpoints(endpoints, seconds * 1000);
   if (dead.length) {
-    throw new GymError(
-      'UNREACHABLE',
-      `${dead.length} model endpoint(s) never answered within ${seconds}s; nothing was started`,
-      [
-        ...dead.map((d) => `${d.endpoint.role}: ${d.endpoint.url || '(none)'} (${d.reason})`),
-        'any HTTP answer, even 401 or 404, counts: check the URL (curl -i <url>/models), or wait longer with --model-endpoint-timeout S (0 skips the check)',
-      ],
-    );
+    throw new GymError('UNREACHABLE', `${dead.length} model endpoint(s) never answered within ${seconds}s; nothing was started`, [
+      ...dead.map((d) => `${d.endpoint.role}: ${d.endpoint.url || '(none)'} (${d.reason})`),
+      'any HTTP answer, even 401 or 404, counts: check the URL (curl -i <url>/models), or wait longer with --model-endpoint-timeout S (0 skips the check)',
+    ]);
   }
   if (report) for (const e of endpoints) say(`${e.role}: ${e.url} answers`);
 }

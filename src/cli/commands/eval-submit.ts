@@ -142,7 +142,11 @@ function jobEnv(values: Values): Record<string, string> {
   const misnamed = Object.keys(env).find((k) => !ENV_NAME.test(k));
   if (misnamed !== undefined) throw new GymError('BAD_FLAG', `--job-env ${misnamed}: ${ENV_NAME_RULE}`);
   const secret = Object.keys(env).find((k) => SECRET_NAME.test(k));
-  if (secret) throw new GymError('BAD_FLAG', `--job-env ${secret}: a secret would be written into the job script in the run folder; export it in the shell you submit from instead (the job inherits that environment)`);
+  if (secret)
+    throw new GymError(
+      'BAD_FLAG',
+      `--job-env ${secret}: a secret would be written into the job script in the run folder; export it in the shell you submit from instead (the job inherits that environment)`,
+    );
   return env;
 }
 
@@ -150,7 +154,10 @@ function jobEnv(values: Values): Record<string, string> {
 function temporalTarget(): SlurmJobInput['temporal'] {
   const settings = temporalSettingsFromEnv();
   if (settings.embedded) {
-    throw new GymError('BAD_FLAG', "gym eval submit needs TEMPORAL_ADDRESS: the job's workers run on compute nodes and must reach the Temporal server (e.g. temporal server start-dev --ip 0.0.0.0 on a host they reach, or your cluster's frontend)");
+    throw new GymError(
+      'BAD_FLAG',
+      "gym eval submit needs TEMPORAL_ADDRESS: the job's workers run on compute nodes and must reach the Temporal server (e.g. temporal server start-dev --ip 0.0.0.0 on a host they reach, or your cluster's frontend)",
+    );
   }
   return { address: settings.address, namespace: settings.namespace, tls: settings.tls, apiKeyEnv: settings.apiKeyEnv };
 }
@@ -163,7 +170,10 @@ export function jobSpec(values: Values, runDir: string, runId: string, servedMod
   const gpusPerReplica = intFlag(values, 'gpus-per-replica', { min: 0, max: 64, fallback: 1 })!;
   const gpusPerNode = intFlag(values, 'gpus-per-node', { min: 0, max: 64, fallback: replicasPerNode * gpusPerReplica })!;
   if (gpusPerNode < replicasPerNode * gpusPerReplica) {
-    throw new GymError('BAD_FLAG', `--gpus-per-node ${gpusPerNode} is fewer than the ${replicasPerNode * gpusPerReplica} GPUs of ${replicasPerNode} replica(s) × ${gpusPerReplica} (--replicas-per-node × --gpus-per-replica)`);
+    throw new GymError(
+      'BAD_FLAG',
+      `--gpus-per-node ${gpusPerNode} is fewer than the ${replicasPerNode * gpusPerReplica} GPUs of ${replicasPerNode} replica(s) × ${gpusPerReplica} (--replicas-per-node × --gpus-per-replica)`,
+    );
   }
   const image = values['container-image'] as string | undefined;
   const mounts = (values['container-mount'] as string[] | undefined) ?? [];
@@ -229,7 +239,8 @@ export async function evalSubmit(argv: string[], _logger: Logger, say: (line: st
   if (values.help) return say(EVAL_SUBMIT_USAGE);
   refuseNotSubmitted(values, positionals);
   const fromFile = values.config ? readConfigFile(values.config, EVAL_RUN_FLAG_NAMES) : {};
-  for (const [flag, why] of Object.entries(NOT_SUBMITTED)) if (fromFile[flag] !== undefined) throw new GymError('BAD_FLAG', `${values.config}: ${flag.replaceAll('-', '_')} does not go with gym eval submit: ${why}`);
+  for (const [flag, why] of Object.entries(NOT_SUBMITTED))
+    if (fromFile[flag] !== undefined) throw new GymError('BAD_FLAG', `${values.config}: ${flag.replaceAll('-', '_')} does not go with gym eval submit: ${why}`);
   const settings: Values = { ...fromFile, ...values };
   const backend = (settings.model as string | undefined) ?? 'vllm';
   if (backend !== 'vllm') throw new GymError('BAD_FLAG', `--model ${backend}: gym eval submit serves the model with vLLM in the job, so --model must be vllm`);

@@ -35,15 +35,17 @@ export async function showIfComplete(session: Session, manifest: Manifest, say: 
   return true;
 }
 
-export async function followRun(opts: FollowSettings & {
-  session: Session;
-  handle: WorkflowHandle;
-  runDir: string;
-  taskQueue: string;
-  withWorker: boolean;
-  logger: Logger;
-  say: (line: string) => void;
-}): Promise<RunResult | undefined> {
+export async function followRun(
+  opts: FollowSettings & {
+    session: Session;
+    handle: WorkflowHandle;
+    runDir: string;
+    taskQueue: string;
+    withWorker: boolean;
+    logger: Logger;
+    say: (line: string) => void;
+  },
+): Promise<RunResult | undefined> {
   const { session, say } = opts;
   const reporter = createProgressReporter();
   const abort = new AbortController();
@@ -106,7 +108,12 @@ export async function followRun(opts: FollowSettings & {
     say(formatMetrics(out.metrics, opts.runDir));
     // The finalize that just ran exported the run; older entries of exports.json are not this run's news.
     const exports = await readExports(opts.runDir);
-    if (exports) for (const line of formatExports(exports, Object.keys(exports.exporters).filter((n) => exports.exporters[n]!.finished_at >= followedSince))) say(line);
+    if (exports)
+      for (const line of formatExports(
+        exports,
+        Object.keys(exports.exporters).filter((n) => exports.exporters[n]!.finished_at >= followedSince),
+      ))
+        say(line);
     checkCoverage(out.metrics, opts.minCoverage);
     return out;
   } catch (e) {

@@ -21,7 +21,15 @@ export async function setup(argv: string[], _logger: Logger, say: (line: string)
   const { values } = parseFlags(argv, { harnesses: { type: 'string' } }, SETUP_USAGE);
   if (values.help) return say(SETUP_USAGE);
   const wanted = values.harnesses as string | undefined;
-  const names = wanted === undefined ? [] : wanted === 'all' ? harnessNames() : wanted.split(',').map((n) => n.trim()).filter(Boolean);
+  const names =
+    wanted === undefined
+      ? []
+      : wanted === 'all'
+        ? harnessNames()
+        : wanted
+            .split(',')
+            .map((n) => n.trim())
+            .filter(Boolean);
   const adapters = names.map((name) => getHarness(name, '--harnesses'));
   // The CLI build is CPU, the harness installs are the registry and the disk: both at once.
   const cli = ensureTemporalCli(say).then((found) => say(`Temporal CLI: ${found}`));

@@ -45,7 +45,14 @@ export async function sandboxGc(argv: string[], _logger: Logger, say: (line: str
   const dryRun = Boolean(values['dry-run']);
   const collected = await collectGarbage(provider, { run: values.run as string | undefined, all: Boolean(values.all), dryRun });
   const failed = collected.filter((c) => c.error);
-  if (values.json) say(JSON.stringify(collected.map((c) => ({ ...c.info, reason: c.reason, removed: !dryRun && !c.error, error: c.error })), null, 2));
+  if (values.json)
+    say(
+      JSON.stringify(
+        collected.map((c) => ({ ...c.info, reason: c.reason, removed: !dryRun && !c.error, error: c.error })),
+        null,
+        2,
+      ),
+    );
   else {
     for (const c of collected) say(`${dryRun ? 'would remove' : c.error ? 'could not remove' : 'removed'} ${c.info.id} (${c.reason}; run ${c.info.labels.run})${c.error ? `: ${c.error}` : ''}`);
     say(`${dryRun ? 'would remove' : 'removed'} ${collected.length - failed.length} sandbox(es)`);

@@ -80,7 +80,7 @@ export class CodeChecker {
       UNSAFE_HINT,
     );
     const lines = createInterface({ input: jail.stdout })[Symbol.asyncIterator]();
-    const running: Running = { jail, dir, next: async () => ((await lines.next()).value as string | undefined) };
+    const running: Running = { jail, dir, next: async () => (await lines.next()).value as string | undefined };
     if ((await running.next()) === STARTED) return running;
     const exit = await jail.done;
     await rm(dir, { recursive: true, force: true });

@@ -57,7 +57,8 @@ export const FINANCE_FUNCTIONS: Record<string, (args: number[]) => number> = {
   min: FUNCTIONS.min!,
   max: FUNCTIONS.max!,
   sqrt: ([x, ...more]) => (x === undefined || more.length || x < 0 ? typeError() : Math.sqrt(x)),
-  log: ([x, base, ...more]) => (x === undefined || more.length || x <= 0 || (base !== undefined && (base <= 0 || base === 1)) ? typeError() : base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)),
+  log: ([x, base, ...more]) =>
+    x === undefined || more.length || x <= 0 || (base !== undefined && (base <= 0 || base === 1)) ? typeError() : base === undefined ? Math.log(x) : Math.log(x) / Math.log(base),
   log10: ([x, ...more]) => (x === undefined || more.length || x <= 0 ? typeError() : Math.log10(x)),
 };
 

@@ -80,7 +80,12 @@ function summary(page: string): string {
   const sentences = page
     .split('\n')
     .filter((p) => pyStrip(p) !== '')
-    .flatMap((p) => p.split('. ').filter((s) => pyStrip(s) !== '').map((s) => `${pyStrip(s)}.`));
+    .flatMap((p) =>
+      p
+        .split('. ')
+        .filter((s) => pyStrip(s) !== '')
+        .map((s) => `${pyStrip(s)}.`),
+    );
   return sentences.slice(0, 5).join(' ');
 }
 

@@ -22,11 +22,7 @@ export function formatHand(hand: readonly Card[]): string {
 }
 
 export function handObservation({ player, dealer }: Hands): string {
-  return (
-    `Your hand: ${formatHand(player)} = ${handValue(player)}\n` +
-    `Dealer shows: ${dealer[0]}\n` +
-    'Respond with <action>hit</action> or <action>stand</action>.'
-  );
+  return `Your hand: ${formatHand(player)} = ${handValue(player)}\n` + `Dealer shows: ${dealer[0]}\n` + 'Respond with <action>hit</action> or <action>stand</action>.';
 }
 
 export function drawCard(rng: Rng): Card {
@@ -63,8 +59,7 @@ export function playTurn(hands: Hands, decision: 'hit' | 'stand', draw: () => Ca
   while (handValue(dealer) < 17) dealer.push(draw());
   const playerValue = handValue(player);
   const dealerValue = handValue(dealer);
-  const [reward, result] =
-    dealerValue > 21 || playerValue > dealerValue ? [1, 'win'] : playerValue === dealerValue ? [0, 'draw'] : [-1, 'loss'];
+  const [reward, result] = dealerValue > 21 || playerValue > dealerValue ? [1, 'win'] : playerValue === dealerValue ? [0, 'draw'] : [-1, 'loss'];
   const info = {
     result,
     player: formatHand(player),

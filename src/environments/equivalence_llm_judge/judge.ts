@@ -48,12 +48,11 @@ export function firstVerdictLabel(text: string | undefined, equalLabel: string, 
 export function lastVerdictLabel(text: string | undefined, equalLabel: string, notEqualLabel: string): string | null {
   if (text === undefined) return null;
   let last: string | null = null;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const eq = equalLabel ? text.indexOf(equalLabel, i) : -1;
     const neq = notEqualLabel ? text.indexOf(notEqualLabel, i) : -1;
     if (eq < 0 && neq < 0) break;
-    const [label, at] =
-      eq === neq ? [equalLabel.length > notEqualLabel.length ? equalLabel : notEqualLabel, eq] : neq < 0 || (eq >= 0 && eq < neq) ? [equalLabel, eq] : [notEqualLabel, neq];
+    const [label, at] = eq === neq ? [equalLabel.length > notEqualLabel.length ? equalLabel : notEqualLabel, eq] : neq < 0 || (eq >= 0 && eq < neq) ? [equalLabel, eq] : [notEqualLabel, neq];
     last = label;
     i = at + label.length;
   }

@@ -8,13 +8,7 @@ import type { EquivalenceTask } from './task';
 import { expectedAnswer } from './verify';
 
 /** Ways a model is commonly asked to mark its final answer; the oracle uses one the task's regex reads. */
-const ANSWER_WRAPPERS = [
-  (a: string) => `((${a}))`,
-  (a: string) => `<final_answer>${a}</final_answer>`,
-  (a: string) => `\\boxed{${a}}`,
-  (a: string) => `**${a}**`,
-  (a: string) => `Answer: ${a}`,
-];
+const ANSWER_WRAPPERS = [(a: string) => `((${a}))`, (a: string) => `<final_answer>${a}</final_answer>`, (a: string) => `\\boxed{${a}}`, (a: string) => `**${a}**`, (a: string) => `Answer: ${a}`];
 
 export const equivalenceLlmJudgeOracle: Oracle<EquivalenceTask> = (task, _history, { correct, rng, settings }) => {
   const expected = expectedAnswer(task);

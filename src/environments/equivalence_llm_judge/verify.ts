@@ -27,25 +27,14 @@ function judgePrompt(config: EquivalenceJudgeConfig, question: string, expected:
   return [...system, judgeMessage('user', user)];
 }
 
-async function judgeOnce(
-  config: EquivalenceJudgeConfig,
-  ctx: VerifyContext<unknown>,
-  question: string,
-  expected: string,
-  generated: string,
-): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
+async function judgeOnce(config: EquivalenceJudgeConfig, ctx: VerifyContext<unknown>, question: string, expected: string, generated: string): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
   const params: ResponseCreateParams = { ...config.judge_responses_create_params, input: judgePrompt(config, question, expected, generated) };
   const response = await askJudge(ctx, params);
   const label = lastVerdictLabel(lastJudgeText(response), config.judge_equal_label, config.judge_not_equal_label);
   return { equal: config.judge_equal_label !== config.judge_not_equal_label && label === config.judge_equal_label, evaluation: { responses_create_params: params, response, verdict_label: label } };
 }
 
-export async function verifyEquivalence(
-  config: EquivalenceJudgeConfig,
-  task: EquivalenceTask,
-  response: ResponseObject,
-  ctx: VerifyContext<unknown>,
-): Promise<VerifyResult> {
+export async function verifyEquivalence(config: EquivalenceJudgeConfig, task: EquivalenceTask, response: ResponseObject, ctx: VerifyContext<unknown>): Promise<VerifyResult> {
   const expected = expectedAnswer(task);
   // NeMo Gym 0.7.0 grades no empty (or, when capped, over-long) final answer: reward 0 without a judge call.
   const answer = lastAssistantAnswer(response.output, null, '');
@@ -56,8 +45,7 @@ export async function verifyEquivalence(
   const question = questionText(task.responses_create_params, config.question_extract_regex);
   const recordRegex = config.use_per_record_regex ? task.template_metadata?.output_regex || null : null;
   // Long gold answers are judged against the whole generation, and then neither rescue nor swap runs.
-  const tooLongForRegex =
-    recordRegex !== null && config.extraction_length_threshold !== null && [...expected].length > config.extraction_length_threshold;
+  const tooLongForRegex = recordRegex !== null && config.extraction_length_threshold !== null && [...expected].length > config.extraction_length_threshold;
   const regex = recordRegex !== null ? (tooLongForRegex ? null : recordRegex) : config.response_extract_regex;
   const generated = lastAssistantAnswer(response.output, regex, config.msg_extraction_failure);
 

@@ -14,8 +14,7 @@ export const exampleSingleToolCall = defineEnvironment({
   tools: {
     get_weather: {
       args: GetWeatherArgs,
-      run: ({ city }: z.infer<typeof GetWeatherArgs>, { state }) =>
-        reply({ city, weather_description: `The weather in ${city} is cold.` }, state),
+      run: ({ city }: z.infer<typeof GetWeatherArgs>, { state }) => reply({ city, weather_description: `The weather in ${city} is cold.` }, state),
     },
   },
   verify: () => ({ reward: 1.0 }),

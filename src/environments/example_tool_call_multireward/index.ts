@@ -9,9 +9,7 @@ import { fromPlainJson, jsonLoads, toPlainJson, type PyJson } from '../../python
 import { pyEq } from '../../python/values';
 
 export const MultiRewardTask = TaskRow.extend({
-  expected_call: z
-    .looseObject({ name: z.string().optional(), arguments: z.record(z.string(), z.unknown()).nullish() })
-    .optional(),
+  expected_call: z.looseObject({ name: z.string().optional(), arguments: z.record(z.string(), z.unknown()).nullish() }).optional(),
 });
 export type MultiRewardTask = z.infer<typeof MultiRewardTask>;
 
@@ -51,8 +49,7 @@ function scoreComponents(task: MultiRewardTask, response: ResponseObject) {
     calls,
     components: {
       correctness: calls.some((call) => matchesExpected(call, task.expected_call)) ? 1.0 : 0.0,
-      schema_valid:
-        first && firstArgs!.isObject && requiredParams(task, first.name).every((k) => typeof k === 'string' && firstArgs!.args.has(k)) ? 1.0 : 0.0,
+      schema_valid: first && firstArgs!.isObject && requiredParams(task, first.name).every((k) => typeof k === 'string' && firstArgs!.args.has(k)) ? 1.0 : 0.0,
       format: calls.length === 1 && !hasMessage ? 1.0 : 0.0,
     },
   };
@@ -65,13 +62,14 @@ export const exampleToolCallMultireward = defineEnvironment({
   tools: {
     get_weather: {
       args: GetWeatherArgs,
-      run: ({ city }: z.infer<typeof GetWeatherArgs>, { state }) =>
-        reply({ city, weather_description: `The weather in ${city} is sunny.` }, state),
+      run: ({ city }: z.infer<typeof GetWeatherArgs>, { state }) => reply({ city, weather_description: `The weather in ${city} is sunny.` }, state),
     },
   },
   verify(task, response) {
     const { calls, components } = scoreComponents(task, response);
-    const failed = Object.entries(components).filter(([, score]) => score < 1).map(([name]) => name);
+    const failed = Object.entries(components)
+      .filter(([, score]) => score < 1)
+      .map(([name]) => name);
     return {
       reward: components.correctness + components.schema_valid + components.format,
       reward_components: components,

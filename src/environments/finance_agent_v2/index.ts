@@ -105,13 +105,7 @@ export function createFinanceAgentV2(options: z.infer<typeof Settings> = {}) {
       const firstUnresolved = judgements.find((j) => j.score === null);
       const judge_error = firstUnresolved ? `${scores.rubric_unresolved}/${scores.rubric_total} criteria unresolved (e.g. ${firstUnresolved.error})` : null;
       const reward = scores.rubric_partial_credit;
-      const failure_reason = judge_error
-        ? 'judge_unresolved'
-        : scores.rubric_dealbreakers_failed
-          ? 'must_pass_criterion_failed'
-          : reward < 1
-            ? 'rubric_criteria_not_met'
-            : undefined;
+      const failure_reason = judge_error ? 'judge_unresolved' : scores.rubric_dealbreakers_failed ? 'must_pass_criterion_failed' : reward < 1 ? 'rubric_criteria_not_met' : undefined;
       return { reward, expected_answer, rubric_judgements: judgements, ...scores, judge_error, ...(failure_reason ? { failure_reason } : {}) };
     },
   });

@@ -9,7 +9,13 @@ export const PAGE_SIZE = 100;
 
 /** FTS5's unicode61 tokenizer with remove_diacritics: lowercase letter/digit runs, accents dropped. */
 export function tokenize(text: string): string[] {
-  return (text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** A term: a phrase of tokens that must appear in order, or one token as a prefix. */
@@ -148,18 +154,18 @@ export class FilingIndex {
 
   private passes(doc: number, filters: SearchFilters): boolean {
     const f = this.filings[doc]!;
-    return (
-      f.filing_date >= filters.startDate &&
-      f.filing_date <= filters.endDate &&
-      (!filters.formTypes || filters.formTypes.includes(f.form_type)) &&
-      (!filters.ciks || filters.ciks.includes(f.cik))
-    );
+    return f.filing_date >= filters.startDate && f.filing_date <= filters.endDate && (!filters.formTypes || filters.formTypes.includes(f.form_type)) && (!filters.ciks || filters.ciks.includes(f.cik));
   }
 
   /** Matching filings, best BM25 first, then newest, then by URL; `*` lists every filing the filters admit, newest first. */
   search(query: string, filters: SearchFilters): Filing[] {
     const byRecency = (a: number, b: number) => cmp(this.filings[b]!.filing_date, this.filings[a]!.filing_date) || cmp(this.filings[a]!.url, this.filings[b]!.url);
-    if (query.trim() === '*') return this.filings.map((_, doc) => doc).filter((doc) => this.passes(doc, filters)).sort(byRecency).map((doc) => this.filings[doc]!);
+    if (query.trim() === '*')
+      return this.filings
+        .map((_, doc) => doc)
+        .filter((doc) => this.passes(doc, filters))
+        .sort(byRecency)
+        .map((doc) => this.filings[doc]!);
     const parsed = parseQuery(query);
     const excluded = new Set<number>();
     for (const term of parsed.exclusions) for (const doc of this.termHits(term).keys()) excluded.add(doc);

@@ -19,7 +19,10 @@ interface Returned {
 }
 type Item = { type?: string; name?: string; call_id?: string; output?: string };
 
-const rows = readFileSync(ROLLOUTS, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { response: { output: Item[] } });
+const rows = readFileSync(ROLLOUTS, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as { response: { output: Item[] } });
 const seen = new Map<string, Returned>();
 for (const row of rows) {
   const searches = new Set(row.response.output.filter((i) => i.type === 'function_call' && i.name === 'sec_filing_search').map((i) => i.call_id));

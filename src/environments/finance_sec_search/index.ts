@@ -25,8 +25,7 @@ export type FinanceSecSearchTask = z.infer<typeof FinanceSecSearchTask>;
 /** NeMo Gym's cutoff for edgar_search when max_end_date is not set (the Vals v1 evaluation date). */
 export const DEFAULT_MAX_END_DATE = '2025-04-07';
 const JUDGE_ATTEMPTS = 3;
-const HARD_GATE =
-  'Hard gate: submit_final_result tool call missing or empty. The agent must submit its final answer via submit_final_result to be graded.';
+const HARD_GATE = 'Hard gate: submit_final_result tool call missing or empty. The agent must submit its final answer via submit_final_result to be graded.';
 
 /**
  * The answer: the last submit_final_result call's `final_result`. Arguments that are not a JSON object, or a
@@ -52,7 +51,10 @@ const Settings = z.object({
   /** A JSONL corpus of filings (corpus.ts) instead of the shipped metadata. */
   corpus: z.string().min(1).optional(),
   /** The latest filing date edgar_search returns. */
-  max_end_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).default(DEFAULT_MAX_END_DATE),
+  max_end_date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .default(DEFAULT_MAX_END_DATE),
 });
 
 const REWARDS: Record<Settings['reward_mode'], (rating: number | null) => number> = {

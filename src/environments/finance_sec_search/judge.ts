@@ -21,5 +21,9 @@ export function judgeRating(text: string): number | null {
  */
 export function judgePrompt(template: string, question: string, expected: string, answer: string): string {
   const put = (text: string, placeholder: string, value: string) => text.replaceAll(placeholder, () => value);
-  return put(put(put(template, '{question}', question), '{expected_answer}', expected), '{generated_answer}', answer.replace(RATING, (_m, n: string) => `[${n}]`));
+  return put(
+    put(put(template, '{question}', question), '{expected_answer}', expected),
+    '{generated_answer}',
+    answer.replace(RATING, (_m, n: string) => `[${n}]`),
+  );
 }

@@ -89,7 +89,10 @@ export function secFilingSearch(filings: readonly SecFiling[]): Tool<unknown, Da
           filing_url: f.url,
         }));
       // A stable sort, newest first, as Python's sort(reverse=True) keeps equal dates in listed order.
-      found = found.map((f, i) => ({ f, i })).sort((a, b) => (a.f.filing_date < b.f.filing_date ? 1 : a.f.filing_date > b.f.filing_date ? -1 : a.i - b.i)).map(({ f }) => f);
+      found = found
+        .map((f, i) => ({ f, i }))
+        .sort((a, b) => (a.f.filing_date < b.f.filing_date ? 1 : a.f.filing_date > b.f.filing_date ? -1 : a.i - b.i))
+        .map(({ f }) => f);
       if (start_date) found = found.filter((f) => f.filing_date >= start_date);
       if (end_date) found = found.filter((f) => f.filing_date <= end_date);
       found = found.slice(0, MAX_FILING_RESULTS);
@@ -135,8 +138,7 @@ const SubmitArgs = z.object({ final_result: z.string() });
 
 export const submitFinalResult: Tool<unknown, DataStorage, z.infer<typeof SubmitArgs>> = {
   args: SubmitArgs,
-  run: ({ final_result }, { state }) =>
-    results(final_result ? jsonDumps({ success: true, result: final_result }) : 'ERROR: final_result is required. Please provide your answer.', state),
+  run: ({ final_result }, { state }) => results(final_result ? jsonDumps({ success: true, result: final_result }) : 'ERROR: final_result is required. Please provide your answer.', state),
 };
 
 /** retrieve_information asks a model inside the tool call; Gymflow's tools have none, as NeMo Gym without a retrieval model. */
@@ -148,6 +150,5 @@ export const retrieveInformation: Tool<unknown, DataStorage, Record<string, unkn
 /** web_search without a Tavily key. */
 export const webSearch: Tool<unknown, DataStorage, Record<string, unknown>> = {
   args: z.looseObject({ search_query: z.string() }),
-  run: (_args, { state }) =>
-    results(jsonDumps({ error: 'web_search is not available. Use sec_filing_search, parse_html_page, and retrieve_information instead.' }), state),
+  run: (_args, { state }) => results(jsonDumps({ error: 'web_search is not available. Use sec_filing_search, parse_html_page, and retrieve_information instead.' }), state),
 };

@@ -94,7 +94,7 @@ export function createImageTools(options: Partial<Settings> = {}) {
       };
       try {
         const expected = expectedAction(task);
-        if (!expected) return (result.pivot_failure = 'expected_action_invalid'), done();
+        if (!expected) return ((result.pivot_failure = 'expected_action_invalid'), done());
         const text = assistantText(response);
         const calls = parseImageToolCalls(text);
         result.num_rollout_tool_calls = calls.length;
@@ -115,10 +115,10 @@ export function createImageTools(options: Partial<Settings> = {}) {
         const family = toolFamily(expected.name);
         result.tool_family = family;
         result.tool_name_match = sameTool(name, expected.name, settings.unify_region_inspect_tools);
-        if (!result.tool_name_match) return (result.pivot_failure = 'tool_name_mismatch'), done();
+        if (!result.tool_name_match) return ((result.pivot_failure = 'tool_name_mismatch'), done());
         if (settings.enable_target_match) {
           result.target_match = sameTarget(family, rArgs, eArgs);
-          if (!result.target_match) return (result.pivot_failure = 'target_mismatch'), done();
+          if (!result.target_match) return ((result.pivot_failure = 'target_mismatch'), done());
         }
         const [score, detail] = argumentScore(family, rArgs, eArgs, settings.numeric_tolerance);
         result.argument_score = score;

@@ -70,7 +70,12 @@ export function rotatedSize(width: number, height: number, degrees: number): [nu
   const sin = Number(Math.sin(angle).toFixed(15));
   const xs: number[] = [];
   const ys: number[] = [];
-  for (const [x, y] of [[0, 0], [width, 0], [width, height], [0, height]] as const) {
+  for (const [x, y] of [
+    [0, 0],
+    [width, 0],
+    [width, height],
+    [0, height],
+  ] as const) {
     const dx = x - width / 2;
     const dy = y - height / 2;
     xs.push(cos * dx + sin * dy);

@@ -6,7 +6,9 @@ import type { Oracle } from '../oracle';
 import { expectedAction, type ImageToolsTask } from '.';
 
 const xmlCall = (name: string, args: Record<string, unknown>) =>
-  `<tool_call>\n<function=${name}>\n${Object.entries(args).map(([k, v]) => `<parameter=${k}>\n${JSON.stringify(v)}\n</parameter>\n`).join('')}</function>\n</tool_call>`;
+  `<tool_call>\n<function=${name}>\n${Object.entries(args)
+    .map(([k, v]) => `<parameter=${k}>\n${JSON.stringify(v)}\n</parameter>\n`)
+    .join('')}</function>\n</tool_call>`;
 
 export const imageToolsOracle: Oracle<ImageToolsTask> = (task, _history, { correct }) => {
   const expected = expectedAction(task);

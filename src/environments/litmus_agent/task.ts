@@ -33,7 +33,11 @@ export const LitmusTask = TaskRow.extend({
   method: z.string().nullish(),
 }).superRefine((row, ctx) => {
   if (!row.answer_type && !(typeof row.property_type === 'string' && Object.hasOwn(PROPERTY_TYPES, row.property_type))) {
-    ctx.addIssue({ code: 'custom', path: ['answer_type'], message: `is required unless property_type is one of ${Object.keys(PROPERTY_TYPES).join(', ')} (got ${JSON.stringify(row.property_type ?? null)})` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['answer_type'],
+      message: `is required unless property_type is one of ${Object.keys(PROPERTY_TYPES).join(', ')} (got ${JSON.stringify(row.property_type ?? null)})`,
+    });
   }
 });
 export type LitmusTask = z.infer<typeof LitmusTask>;

@@ -11,7 +11,8 @@ After evaluating both answers for equivalence, you must output only one of the f
 
 Example output: "My final verdict is different [[A!=B]]".`;
 
-export const JUDGE_PROMPT_TEMPLATE = "<|Problem|>\n{question}\n\n<|Start of Assistant A's Answer|>\n{first_answer}\n<|End of Assistant A's Answer|>\n\n<|Start of Assistant B's Answer|>\n{second_answer}\n<|End of Assistant B's Answer|>";
+export const JUDGE_PROMPT_TEMPLATE =
+  "<|Problem|>\n{question}\n\n<|Start of Assistant A's Answer|>\n{first_answer}\n<|End of Assistant A's Answer|>\n\n<|Start of Assistant B's Answer|>\n{second_answer}\n<|End of Assistant B's Answer|>";
 
 export const JUDGE_EQUAL_LABEL = '[[A=B]]';
 export const JUDGE_NOT_EQUAL_LABEL = '[[A!=B]]';

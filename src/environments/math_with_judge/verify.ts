@@ -15,19 +15,12 @@ export interface JudgeEvaluation {
   response: ResponseObject;
 }
 
-
 export function judgeParams(config: MathWithJudgeConfig, question: string, first: string, second: string): ResponseCreateParams {
   const prompt = pyFormat(JUDGE_PROMPT_TEMPLATE, { question, first_answer: first, second_answer: second });
   return { ...config.judge_responses_create_params, input: [judgeMessage('system', JUDGE_SYSTEM_MESSAGE), judgeMessage('user', prompt)] };
 }
 
-async function judgeSaysEqual(
-  config: MathWithJudgeConfig,
-  ctx: VerifyContext<unknown>,
-  question: string,
-  first: string,
-  second: string,
-): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
+async function judgeSaysEqual(config: MathWithJudgeConfig, ctx: VerifyContext<unknown>, question: string, first: string, second: string): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
   const params = judgeParams(config, question, first, second);
   const response = await askJudge(ctx, params);
   const label = firstVerdictLabel(lastJudgeText(response, { outputTextOnly: true }), JUDGE_EQUAL_LABEL, JUDGE_NOT_EQUAL_LABEL);

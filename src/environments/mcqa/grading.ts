@@ -35,9 +35,18 @@ function optionWithText(candidate: string, options: Options | null | undefined, 
 
 // Localised option letters (Arabic, Bengali, full-width) that MMMLU-style templates ask for.
 const LOCALISED_LETTERS: [string, string][] = [
-  ['أ', ' A'], ['ب', ' B'], ['ج', ' C'], ['د', ' D'],
-  ['অ', ' A'], ['ব', ' B'], ['ড', ' C'], ['ঢ', ' D'],
-  ['Ａ', ' A'], ['Ｂ', ' B'], ['Ｃ', ' C'], ['Ｄ', ' D'],
+  ['أ', ' A'],
+  ['ب', ' B'],
+  ['ج', ' C'],
+  ['د', ' D'],
+  ['অ', ' A'],
+  ['ব', ' B'],
+  ['ড', ' C'],
+  ['ঢ', ' D'],
+  ['Ａ', ' A'],
+  ['Ｂ', ' B'],
+  ['Ｃ', ' C'],
+  ['Ｄ', ' D'],
 ];
 
 function normaliseLocalisedLetters(s: string): string {
@@ -69,12 +78,7 @@ function letterFromTemplateRegex(text: string, pattern: string, options: Options
   return optionWithText(captured, options, allowed);
 }
 
-export function letterFromTemplateRegexes(
-  text: string,
-  patterns: string | readonly string[],
-  options: Options | null | undefined,
-  allowed: Set<string>,
-): string | null {
+export function letterFromTemplateRegexes(text: string, patterns: string | readonly string[], options: Options | null | undefined, allowed: Set<string>): string | null {
   for (const pattern of typeof patterns === 'string' ? [patterns] : patterns) {
     const letter = letterFromTemplateRegex(text, pattern, options, allowed);
     if (letter !== null) return letter;
@@ -149,8 +153,7 @@ function isAmbiguousList(candidate: string, allowed: Set<string>): boolean {
 function letterFromPayload(payload: string, allowed: Set<string>): string | null {
   const candidate = pyStrip(normaliseLocalisedLetters(payload), '*_` \t\n\r.,;:');
   if (isAmbiguousList(candidate, allowed)) return null;
-  const letter =
-    pyLen(candidate) === 1 ? candidate : (LEADING_LETTER.exec(candidate)?.[0] ?? LAST_STANDALONE_CAPITAL.search(candidate)?.text ?? '');
+  const letter = pyLen(candidate) === 1 ? candidate : (LEADING_LETTER.exec(candidate)?.[0] ?? LAST_STANDALONE_CAPITAL.search(candidate)?.text ?? '');
   return letter !== '' && allowed.has(letter.toUpperCase()) ? letter.toUpperCase() : null;
 }
 

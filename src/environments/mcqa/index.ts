@@ -15,9 +15,7 @@ export const McqaTask = TaskRow.extend({
   metadata: z.record(z.string(), z.unknown()).nullish(),
   // NeMo Gym accepts lenient_answer_colon_md only as a server setting; here a task may choose it too.
   grading_mode: z.enum(GRADING_MODES).optional(),
-  template_metadata: z
-    .looseObject({ output_regex: z.union([pyPattern(TEMPLATE_REGEX_FLAGS), z.array(pyPattern(TEMPLATE_REGEX_FLAGS))]).optional() })
-    .nullish(),
+  template_metadata: z.looseObject({ output_regex: z.union([pyPattern(TEMPLATE_REGEX_FLAGS), z.array(pyPattern(TEMPLATE_REGEX_FLAGS))]).optional() }).nullish(),
 });
 export type McqaTask = z.infer<typeof McqaTask>;
 

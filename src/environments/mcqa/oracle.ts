@@ -13,8 +13,6 @@ export const mcqaOracle: Oracle<McqaTask> = (task, _history, { correct, rng }) =
   const wrong = pool.filter((l) => l !== gold);
   const letter = correct && gold !== '' ? gold : rng.pick(wrong);
   // Both a box and an "Answer:" line, so every grading mode (and box-based templates) can read it.
-  const text =
-    'Let me weigh each option against the question and rule out the ones that do not fit.\n' +
-    `Option ${letter} is the best fit.\n\n\\boxed{${letter}}\n\nAnswer: ${letter}`;
+  const text = 'Let me weigh each option against the question and rule out the ones that do not fit.\n' + `Option ${letter} is the best fit.\n\n\\boxed{${letter}}\n\nAnswer: ${letter}`;
   return [assistantMessage(text)];
 };

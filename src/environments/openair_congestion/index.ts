@@ -15,11 +15,9 @@ import { buildTrajectory, CELL_CAPACITY_MBPS, sampleScenario, type Scenario } fr
 
 const REGIMES = ['prb_exhaustion', 'bursty', 'interference', 'prach_storm', 'qos_competition'] as const;
 
-const RegimeMix = z
-  .partialRecord(z.enum(REGIMES), z.number().min(0).max(1))
-  .refine((mix) => Object.keys(mix).length === 0 || Math.abs(Object.values(mix).reduce((a, b) => a + b, 0) - 1) <= 1e-3, {
-    message: 'regime_mix weights must sum to 1.0',
-  });
+const RegimeMix = z.partialRecord(z.enum(REGIMES), z.number().min(0).max(1)).refine((mix) => Object.keys(mix).length === 0 || Math.abs(Object.values(mix).reduce((a, b) => a + b, 0) - 1) <= 1e-3, {
+  message: 'regime_mix weights must sum to 1.0',
+});
 
 export const OpenAirTask = TaskRow.extend({
   seed: z.number().int().nonnegative().optional(),
@@ -128,14 +126,12 @@ function protocolViolation(task: OpenAirTask, state: OpenAirState, error: string
   });
 }
 
-const NO_TOOL_CALL =
-  'No tool call detected. Issue exactly one tool call per turn from the configured action space (use `noop` to stand pat). Applied penalized noop.';
+const NO_TOOL_CALL = 'No tool call detected. Issue exactly one tool call per turn from the configured action space (use `noop` to stand pat). Applied penalized noop.';
 const MULTIPLE_CALLS = 'Exactly one tool call is required; applied penalized noop.';
 
 export const openAirCongestionGym: GymnasiumEnvironment<OpenAirTask, OpenAirState> = {
   name: 'openair_congestion',
-  description:
-    '5G RAN congestion control over a seeded synthetic KPI replay: one tool call per turn (seven actuators or noop); reward is the sum of the openair_v1 step rewards.',
+  description: '5G RAN congestion control over a seeded synthetic KPI replay: one tool call per turn (seven actuators or noop); reward is the sum of the openair_v1 step rewards.',
   taskSchema: OpenAirTask,
   maxSteps: AGENT_MAX_STEPS,
   reset(task) {
@@ -149,7 +145,13 @@ export const openAirCongestionGym: GymnasiumEnvironment<OpenAirTask, OpenAirStat
     const calls = turn.filter((item): item is FunctionCallItem => item.type === 'function_call');
     if (calls.length === 0) return protocolViolation(task, state, 'no_tool_call', NO_TOOL_CALL, []);
     if (calls.length > 1) {
-      return protocolViolation(task, state, 'multiple_tool_calls', MULTIPLE_CALLS, calls.map((c) => toolOutput(c, { accepted: false, error: MULTIPLE_CALLS })));
+      return protocolViolation(
+        task,
+        state,
+        'multiple_tool_calls',
+        MULTIPLE_CALLS,
+        calls.map((c) => toolOutput(c, { accepted: false, error: MULTIPLE_CALLS })),
+      );
     }
     const call = calls[0]!;
     const parsed = parseCall(call.name, call.arguments);

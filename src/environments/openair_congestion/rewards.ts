@@ -10,13 +10,11 @@ const FAIRNESS_TARGET = 0.8;
 const BUFFER_CAPACITY_KB = 1024;
 
 const delivered = (obs: Observation) => pySum(obs.cells.flatMap((c) => c.ues.map((ue) => ue.delivered_mbps)));
-const meanOverCells = (obs: Observation, f: (c: Observation['cells'][number]) => number, empty: number) =>
-  obs.cells.length ? pySum(obs.cells.map(f)) / obs.cells.length : empty;
+const meanOverCells = (obs: Observation, f: (c: Observation['cells'][number]) => number, empty: number) => (obs.cells.length ? pySum(obs.cells.map(f)) / obs.cells.length : empty);
 const meanJain = (obs: Observation) => meanOverCells(obs, (c) => c.fairness_jain, 1);
 const slaCount = (obs: Observation) => obs.cells.reduce((n, c) => n + c.sla_violations_last_window, 0);
 const prbPressure = (obs: Observation) => meanOverCells(obs, (c) => Math.max(0, c.prb_util_dl_p99 - PRB_THRESHOLD) / Math.max(1e-6, 1 - PRB_THRESHOLD), 0);
-const accessPressure = (obs: Observation) =>
-  meanOverCells(obs, (c) => Math.max(0, c.prach_collision_rate - ACCESS_THRESHOLD) / Math.max(1e-6, 0.5 - ACCESS_THRESHOLD), 0);
+const accessPressure = (obs: Observation) => meanOverCells(obs, (c) => Math.max(0, c.prach_collision_rate - ACCESS_THRESHOLD) / Math.max(1e-6, 0.5 - ACCESS_THRESHOLD), 0);
 const fairnessDeficit = (obs: Observation) => meanOverCells(obs, (c) => Math.max(0, FAIRNESS_TARGET - c.fairness_jain) / Math.max(1e-6, FAIRNESS_TARGET), 0);
 function bufferPressure(obs: Observation): number {
   const ues = obs.cells.flatMap((c) => c.ues);
@@ -40,7 +38,10 @@ export function rewardBreakdown(prev: Observation, curr: Observation, actionName
     dFair = Math.min(0, dFair);
   }
   const capacityTotal = Math.max(1e-6, cellCapacityMbps * Math.max(1, curr.cells.length));
-  const nUes = Math.max(1, curr.cells.reduce((n, c) => n + c.ues.length, 0));
+  const nUes = Math.max(
+    1,
+    curr.cells.reduce((n, c) => n + c.ues.length, 0),
+  );
   const actionNorm = actionName === 'noop' ? 0 : 1;
   const terms: Record<string, number> = {
     delta_sla: W.sla * dSla,

@@ -5,7 +5,6 @@ import { pyStrip } from '../../python/str';
 const ANSWER_TAG = /<answer>\s?([\s\S]*?)\s?<\/answer>/g;
 const BOXED = /\\boxed\{([^}]+)\}/;
 
-
 export function extractAnswer(fullText: string): string {
   const tagged = [...fullText.matchAll(ANSWER_TAG)].at(-1);
   if (tagged) return pyStrip(tagged[1]!);

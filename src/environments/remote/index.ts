@@ -93,7 +93,10 @@ export function createRemoteEnvironment(config: RemoteEnvironmentConfig): Enviro
     } catch (e) {
       const bound = timeoutBound(e);
       if (bound) {
-        throw new GymError('TIMEOUT', `environment ${config.name}: POST ${url.href} gave no answer within ${bound} (${timeouts[bound]} ms); raise it with --remote-${bound.replace(/_ms$/, '').replace('_', '-')}-timeout-ms if the server is slow, not stuck`);
+        throw new GymError(
+          'TIMEOUT',
+          `environment ${config.name}: POST ${url.href} gave no answer within ${bound} (${timeouts[bound]} ms); raise it with --remote-${bound.replace(/_ms$/, '').replace('_', '-')}-timeout-ms if the server is slow, not stuck`,
+        );
       }
       throw new GymError('UNREACHABLE', `environment ${config.name}: POST ${url.href} failed: ${(e as Error).message}`);
     }

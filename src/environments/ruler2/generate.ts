@@ -30,10 +30,7 @@ export const SYNTHETIC_TASKS: Readonly<Record<string, NiahShape>> = {
   mv_niah_basic: { numNeedleK: 1, numNeedleV: 4, numNeedleQ: 1, typeNeedleK: 'words', typeNeedleV: 'numbers', numDigitsK: 7, numDigitsV: 10 },
 };
 
-export const DOWNLOAD_ONLY_TASKS = [
-  'mk_niah_easy', 'mk_niah_medium', 'mk_niah_hard', 'mv_niah_easy', 'mv_niah_medium', 'mv_niah_hard',
-  'qa_basic', 'qa_easy', 'qa_medium', 'qa_hard',
-] as const;
+export const DOWNLOAD_ONLY_TASKS = ['mk_niah_easy', 'mk_niah_medium', 'mk_niah_hard', 'mv_niah_easy', 'mv_niah_medium', 'mv_niah_hard', 'qa_basic', 'qa_easy', 'qa_medium', 'qa_hard'] as const;
 
 export const GenerateOptions = z.object({
   tasks: z.array(z.string()).min(1).default(Object.keys(SYNTHETIC_TASKS)),
@@ -82,7 +79,10 @@ function shuffle<T>(rng: Rng, items: T[]): T[] {
 
 /** k distinct indices of [0, n), as random.sample draws them (any order). */
 function sample(rng: Rng, n: number, k: number): number[] {
-  return shuffle(rng, Array.from({ length: n }, (_, i) => i)).slice(0, k);
+  return shuffle(
+    rng,
+    Array.from({ length: n }, (_, i) => i),
+  ).slice(0, k);
 }
 
 const sentence = (typeV: NeedleType, key: string, value: string) => `One of the special magic ${typeV} for ${key} is: ${value}.`;
@@ -115,8 +115,13 @@ function niahPrompt(shape: NiahShape, numHaystack: number, rng: Rng): { question
   } else {
     // Distractor keys repeat numNeedleV times, so a queried key is not the only one with several values.
     const groupKeys = Array.from({ length: Math.ceil(numHaystack / shape.numNeedleV) }, distractorKey);
-    const repeated = Array.from({ length: shape.numNeedleV }, () => groupKeys).flat().slice(0, numHaystack);
-    sentences = shuffle(rng, repeated.map((key) => sentence(shape.typeNeedleV, key, randomNeedle(rng, shape.typeNeedleV, shape.numDigitsV))));
+    const repeated = Array.from({ length: shape.numNeedleV }, () => groupKeys)
+      .flat()
+      .slice(0, numHaystack);
+    sentences = shuffle(
+      rng,
+      repeated.map((key) => sentence(shape.typeNeedleV, key, randomNeedle(rng, shape.typeNeedleV, shape.numDigitsV))),
+    );
   }
   const positions = sample(rng, numHaystack, Math.min(needles.length, numHaystack)).sort((a, b) => b - a);
   positions.forEach((at, i) => sentences.splice(at, 0, needles[i]!));
@@ -159,9 +164,7 @@ export function generateRuler2(options: GenerateOptions): Ruler2Row[] {
   for (const task of opts.tasks) {
     const shape = SYNTHETIC_TASKS[task];
     if (!shape) {
-      const why = (DOWNLOAD_ONLY_TASKS as readonly string[]).includes(task)
-        ? `is built from MMLU or HotpotQA questions, which need a download (unavailable offline)`
-        : 'is not a RULER v2 sub-task';
+      const why = (DOWNLOAD_ONLY_TASKS as readonly string[]).includes(task) ? `is built from MMLU or HotpotQA questions, which need a download (unavailable offline)` : 'is not a RULER v2 sub-task';
       throw new GymError('BAD_FLAG', `--task ${task} ${why}; synthetic tasks: ${Object.keys(SYNTHETIC_TASKS).join(', ')}`);
     }
     const size = haystackSize(shape, opts.maxSeqLength, `${opts.seed}:${task}`);

@@ -9,9 +9,18 @@ const ANSWER_COLON = new PyRegex('(?i)[\\*\\_]{0,2}Answer[\\*\\_]{0,2}\\s*:[\\s\
 
 // Arabic, Bengali and full-width letters that stand for A–D in localised prompts.
 const LOCAL_LETTERS: readonly [string, string][] = [
-  ['أ', 'A'], ['ب', 'B'], ['ج', 'C'], ['د', 'D'],
-  ['অ', 'A'], ['ব', 'B'], ['ড', 'C'], ['ঢ', 'D'],
-  ['Ａ', 'A'], ['Ｂ', 'B'], ['Ｃ', 'C'], ['Ｄ', 'D'],
+  ['أ', 'A'],
+  ['ب', 'B'],
+  ['ج', 'C'],
+  ['د', 'D'],
+  ['অ', 'A'],
+  ['ব', 'B'],
+  ['ড', 'C'],
+  ['ঢ', 'D'],
+  ['Ａ', 'A'],
+  ['Ｂ', 'B'],
+  ['Ｃ', 'C'],
+  ['Ｄ', 'D'],
 ];
 
 /** The content of the last `\boxed{…}`, braces balanced; null when absent or unclosed. */

@@ -15,7 +15,9 @@ safe salty sandy scarce shaky sharp shiny short shy silent silky silver simple s
 smooth snowy soft solar solid sour spicy stale steady steep sticky stiff still stout strange strict strong
 sunny super sweet swift tall tame tart tender thick thin tidy tiny tired tough true twin ugly upper urban
 vast velvet vivid warm wary weak wet white whole wide wild windy wise witty wooden young zesty
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 export const NOUNS = `
 acorn actor anchor angle ant apple arch arrow atlas attic badge bag bakery ball banjo barn basket bat beach
@@ -33,4 +35,6 @@ pebble pencil pepper piano pigeon pillow pine planet plum pond pony poppy puppy 
 raven reef ribbon river robin rocket rose ruby saddle sail salmon sand scarf seal shell ship shovel
 sparrow spider sponge spoon squid star stone stork stream swan sword table thistle tiger torch tower
 trail tulip turtle valley vase violin wagon walnut whale whistle willow window wolf wren yacht zebra
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);

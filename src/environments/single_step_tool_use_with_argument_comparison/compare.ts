@@ -15,8 +15,7 @@ export const CATEGORIES = {
   UNEXPECTED_TOOL: 'The tool in a tool call is not the expected tool',
   ARGUMENTS_DECODE_ERROR: 'An error occurred when decoding the arguments string in a tool call as a JSON object',
   ARGUMENT_VALUE_TYPE_DIFFERENT: 'The type of an argument value in a tool call is different than the expected type',
-  ARGUMENT_OBJECT_KEYS_DIFFERENT:
-    'The keys in an object in an argument value in a tool call are different than the keys in the expected object',
+  ARGUMENT_OBJECT_KEYS_DIFFERENT: 'The keys in an object in an argument value in a tool call are different than the keys in the expected object',
   ARGUMENT_LIST_LENGTH_DIFFERENT: 'A list in an argument value in a tool call has a different length than the expected list',
   ARGUMENT_VALUE_DIFFERENT: 'An argument value in a tool call is different than the expected value',
   EXPECTED_TOOL_CALL: 'A tool call that matches the expected tool call was found',

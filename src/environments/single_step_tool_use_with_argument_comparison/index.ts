@@ -44,12 +44,6 @@ export function argumentComparisonEnvironment(name: string, config: ComparatorCo
   });
 }
 
-export const singleStepToolUseWithArgumentComparison = argumentComparisonEnvironment(
-  'single_step_tool_use_with_argument_comparison',
-  DEFAULT_COMPARATOR,
-);
+export const singleStepToolUseWithArgumentComparison = argumentComparisonEnvironment('single_step_tool_use_with_argument_comparison', DEFAULT_COMPARATOR);
 
-export const parallelToolCallsSingleStepToolUseWithArgumentComparison = argumentComparisonEnvironment(
-  'parallel_tool_calls_single_step_tool_use_with_argument_comparison',
-  PARALLEL_COMPARATOR,
-);
+export const parallelToolCallsSingleStepToolUseWithArgumentComparison = argumentComparisonEnvironment('parallel_tool_calls_single_step_tool_use_with_argument_comparison', PARALLEL_COMPARATOR);

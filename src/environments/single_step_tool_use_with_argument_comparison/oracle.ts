@@ -6,8 +6,7 @@ import type { Oracle } from '../oracle';
 import { toolCallsOf } from './actions';
 import type { ArgumentComparisonTask } from '.';
 
-export const argumentComparisonOracle: Oracle<ArgumentComparisonTask> = (task, _history, { correct, rng }) =>
-  oracleAction(task, correct, () => `call_${rng.int(1e9)}`);
+export const argumentComparisonOracle: Oracle<ArgumentComparisonTask> = (task, _history, { correct, rng }) => oracleAction(task, correct, () => `call_${rng.int(1e9)}`);
 
 function oracleAction(task: ArgumentComparisonTask, correct: boolean, callId: () => string): ConversationItem[] {
   const expected = task.expected_action;

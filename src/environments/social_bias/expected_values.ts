@@ -8,7 +8,11 @@ export const SelectedAnswer = z.enum(['uncertain', ...ACTOR_IDS]);
 
 /** Case- and space-insensitive, without a leading "the": two actors may not share an alias. */
 function aliasKey(alias: string): string {
-  return alias.replace(/\s+/g, ' ').trim().toLowerCase().replace(/^the\s+/, '');
+  return alias
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase()
+    .replace(/^the\s+/, '');
 }
 
 const Fields = z.strictObject({
@@ -75,13 +79,28 @@ export function contractProblems(v: Fields): string[] {
   const biased = new Set(v.biased_actor_labels);
   const neutral = new Set(v.wrong_neutral_actor_labels);
   check(biased.size > 0 && biased.size === v.biased_actor_labels.length, 'biased_actor_labels must be a nonempty unique list');
-  check([...biased].every((a) => active.includes(a)), 'biased_actor_labels must name active actors');
+  check(
+    [...biased].every((a) => active.includes(a)),
+    'biased_actor_labels must name active actors',
+  );
   check(neutral.size === v.wrong_neutral_actor_labels.length && [...neutral].every((a) => active.includes(a)), 'wrong_neutral_actor_labels must be unique active actors');
-  check([...neutral].every((a) => !biased.has(a)), 'wrong-neutral and biased actors must be disjoint');
-  check(sameSet(neutral, active.filter((a) => !biased.has(a as never) && a !== v.label)), 'wrong_neutral_actor_labels must list every other incorrect actor');
+  check(
+    [...neutral].every((a) => !biased.has(a)),
+    'wrong-neutral and biased actors must be disjoint',
+  );
+  check(
+    sameSet(
+      neutral,
+      active.filter((a) => !biased.has(a as never) && a !== v.label),
+    ),
+    'wrong_neutral_actor_labels must list every other incorrect actor',
+  );
   check(sameSet(Object.keys(v.protected_roles), active), 'protected_roles must cover every actor');
   check(sameSet(Object.keys(v.protected_descriptors), active), 'protected_descriptors must cover every actor');
-  check(Object.values(v.protected_descriptors).every((d) => d.trim()), 'protected_descriptors must be nonempty');
+  check(
+    Object.values(v.protected_descriptors).every((d) => d.trim()),
+    'protected_descriptors must be nonempty',
+  );
   if (v.context_condition === 'ambig') {
     check(v.label === 'uncertain' && v.gold_evidence_actor === 'uncertain', 'ambig rows are labelled uncertain');
     check(!!v.ambiguity_reason.trim() && !v.decisive_detail.trim(), 'ambig rows carry an ambiguity_reason and no decisive_detail');

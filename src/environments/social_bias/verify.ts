@@ -7,16 +7,7 @@ import type { VerifyResult } from '../../schemas/verify';
 import { JudgeError, type VerifyContext } from '../types';
 import { askJudge, judgeMessage, lastJudgeText } from '../equivalence_llm_judge/judge';
 import type { ExpectedValues } from './expected_values';
-import {
-  AnswerJudgment,
-  answerReward,
-  answerSchemaFor,
-  EXPLANATION_REWARDS,
-  EXPLANATION_SCHEMA,
-  ExplanationJudgment,
-  MalformedJudgment,
-  parseJudgment,
-} from './judgments';
+import { AnswerJudgment, answerReward, answerSchemaFor, EXPLANATION_REWARDS, EXPLANATION_SCHEMA, ExplanationJudgment, MalformedJudgment, parseJudgment } from './judgments';
 import { answerCheckPrompt, explanationCheckPrompt } from './prompts';
 import { ANSWER_CHECK, EXPLANATION_QUALITY_CHECK } from './prompt_templates';
 import { lastAssistantText, policyPrompt } from './text';
@@ -83,12 +74,7 @@ function failureReason(rewardAnswer: number, quality: ExplanationJudgment['quali
   return quality === 'low' ? 'weak_explanation' : undefined;
 }
 
-export async function verifySocialBias(
-  config: SocialBiasConfig,
-  task: SocialBiasTask,
-  response: ResponseObject,
-  ctx: VerifyContext<unknown>,
-): Promise<VerifyResult> {
+export async function verifySocialBias(config: SocialBiasConfig, task: SocialBiasTask, response: ResponseObject, ctx: VerifyContext<unknown>): Promise<VerifyResult> {
   const expected: ExpectedValues = task.expected_values;
   const prompt = policyPrompt(task.responses_create_params);
   const answer = lastAssistantText(response.output);

@@ -9,9 +9,7 @@ export const NONE_LABEL = 'none of them';
 
 const BOTH_ALIASES = new Set(['both', 'both of them', 'both objects', 'both of the objects', 'both of these']);
 // SpartQA counts DK / None / [] alike: none of the named objects holds.
-const NONE_ALIASES = new Set([
-  'none', 'none of them', 'none of the objects', 'neither', 'neither of them', 'neither object', 'no object', 'dk', 'do not know', 'dont know',
-]);
+const NONE_ALIASES = new Set(['none', 'none of them', 'none of the objects', 'neither', 'neither of them', 'neither object', 'no object', 'dk', 'do not know', 'dont know']);
 
 // Python's string.punctuation.
 const ASCII_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
@@ -33,7 +31,12 @@ const THINK_BLOCK = new PyRegex('<think>.*?</think>', 'is');
 const CHANNEL_THOUGHT = new PyRegex('<\\|channel>thought\\s*.*?<channel\\|>', 'is');
 
 function stripReasoning(text: string): string {
-  return pyStrip(CHANNEL_THOUGHT.sub(THINK_BLOCK.sub(text, () => ''), () => ''));
+  return pyStrip(
+    CHANNEL_THOUGHT.sub(
+      THINK_BLOCK.sub(text, () => ''),
+      () => '',
+    ),
+  );
 }
 
 const LEADING_BULLETS = new PyRegex('^[-*•\\s]+');

@@ -65,4 +65,3 @@ export function gradeResponse(task: StructuredOutputsTask, response: ResponseObj
   if ('reward' in strict) return strict;
   return validate(() => payload.value as Parsed, strict.schema);
 }
-

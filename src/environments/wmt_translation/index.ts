@@ -36,9 +36,7 @@ interface Unavailable {
 }
 
 function unavailableMetrics(config: WmtTranslationConfig): Unavailable[] {
-  const out: Unavailable[] = [
-    { metric: 'sentence_spbleu', reason: "spBLEU tokenizes with sacrebleu's FLORES-200 SentencePiece model, a download Gymflow does not make" },
-  ];
+  const out: Unavailable[] = [{ metric: 'sentence_spbleu', reason: "spBLEU tokenizes with sacrebleu's FLORES-200 SentencePiece model, a download Gymflow does not make" }];
   if (config.compute_comet) out.push({ metric: 'comet_score', reason: `${config.comet_model} is a neural model download (and a GPU) Gymflow does not make` });
   if (config.language_consistency_backend === 'wmt24pp_cld2') {
     out.push({ metric: 'language_consistency_score', reason: 'the wmt24pp_cld2 backend needs the pycld2 language detector, which Gymflow does not bundle' });

@@ -4,6 +4,4 @@ import { assistantMessage } from '../example_single_tool_call';
 import type { Oracle } from '../oracle';
 import type { WmtTranslationTask } from '.';
 
-export const wmtTranslationOracle: Oracle<WmtTranslationTask> = (task, _history, { correct }) => [
-  assistantMessage(correct ? task.translation : task.text),
-];
+export const wmtTranslationOracle: Oracle<WmtTranslationTask> = (task, _history, { correct }) => [assistantMessage(correct ? task.translation : task.text)];

@@ -8,11 +8,7 @@ import { groundTruthCalls, type WorkplaceTask } from '.';
 export const workplaceAssistantOracle: Oracle<WorkplaceTask> = (task, history, { correct, rng }) => {
   const truth = groundTruthCalls(task);
   // A wrong episode leaves out the last reference call, or changes something when nothing should change.
-  const plan = correct
-    ? truth
-    : truth.length > 0
-      ? truth.slice(0, -1)
-      : [{ name: 'email_send_email', arguments: JSON.stringify({ recipient: 'nobody@example.com', subject: 'Hi', body: 'Hello' }) }];
+  const plan = correct ? truth : truth.length > 0 ? truth.slice(0, -1) : [{ name: 'email_send_email', arguments: JSON.stringify({ recipient: 'nobody@example.com', subject: 'Hi', body: 'Hello' }) }];
   const made = functionCalls(history).length;
   if (made >= plan.length) return [assistantMessage('Done.')];
   const next = plan[made]!;

@@ -91,7 +91,11 @@ export function responsesToMessagesRequest(params: ResponseCreateParams, model: 
   const tools = params.tools ?? [];
   if (tools.length > 0) {
     const custom = { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] };
-    request.tools = tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: (t.type === 'function' ? t.parameters : undefined) ?? (t.type === 'custom' ? custom : { type: 'object', properties: {} }) }));
+    request.tools = tools.map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      input_schema: (t.type === 'function' ? t.parameters : undefined) ?? (t.type === 'custom' ? custom : { type: 'object', properties: {} }),
+    }));
     const choice = params.tool_choice as string | { type?: string; name?: string } | undefined | null;
     const picked: Record<string, unknown> | undefined =
       typeof choice === 'string' ? { type: TOOL_CHOICE[choice] ?? 'auto' } : choice?.type === 'function' ? { type: 'tool', name: choice.name } : undefined;

@@ -36,7 +36,9 @@ export function openaiBackend(spec: OpenAIModelSpec, options: OpenAIUpstreamOpti
       }
       return apiKey;
     });
-  const label = options.label ?? (spec.base_url === undefined && spec.endpoint_file === undefined && fallback === OPENAI_API ? 'the OpenAI API' : `${spec.model} at ${replicas.current.join(', ') || spec.endpoint_file}`);
+  const label =
+    options.label ??
+    (spec.base_url === undefined && spec.endpoint_file === undefined && fallback === OPENAI_API ? 'the OpenAI API' : `${spec.model} at ${replicas.current.join(', ') || spec.endpoint_file}`);
   const upstream = createUpstream({
     label,
     replicas,

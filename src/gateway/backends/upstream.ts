@@ -84,7 +84,12 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
     return secret ? text.split(secret).join('[redacted]') : text;
   };
   const timeoutError = (bound: Bound) =>
-    new GatewayError(504, 'upstream_error', 'timeout', `${label} timed out waiting for ${WAITED_FOR[bound]} (timeouts.${bound} = ${timeouts[bound]} ms); raise it in the model spec if the model needs longer`);
+    new GatewayError(
+      504,
+      'upstream_error',
+      'timeout',
+      `${label} timed out waiting for ${WAITED_FOR[bound]} (timeouts.${bound} = ${timeouts[bound]} ms); raise it in the model spec if the model needs longer`,
+    );
 
   /** Sends one request, trying again on connection failures, and returns the open answer (2xx only). */
   async function open(path: UpstreamPath, body: unknown, call: UpstreamCall, total: AbortSignal): Promise<Dispatcher.ResponseData> {
@@ -225,13 +230,20 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
           try {
             queue.push(JSON.parse(buffer + decoder.end()));
           } catch {
-            throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${label} answered a streamed request with a body that is neither server-sent events nor JSON: ${redact(buffer.slice(0, 200))}`);
+            throw new GatewayError(
+              502,
+              'upstream_error',
+              'invalid_upstream_response',
+              `${label} answered a streamed request with a body that is neither server-sent events nor JSON: ${redact(buffer.slice(0, 200))}`,
+            );
           }
         }
-      }).then(
-        () => void (finished = true),
-        (e: unknown) => void ((failure = e), (finished = true)),
-      ).finally(() => wake?.());
+      })
+        .then(
+          () => void (finished = true),
+          (e: unknown) => void ((failure = e), (finished = true)),
+        )
+        .finally(() => wake?.());
       try {
         while (true) {
           while (queue.length > 0) yield queue.shift();

@@ -114,9 +114,10 @@ export function vllmBackend(spec: VLLMModelSpec): Backend {
     const body = vllmChatBody(request, spec.model);
     const call = { signal: ctx.signal, session: ctx.session };
     // A streaming caller gets vLLM's chunks as they come, unless the spec says to ask for whole answers.
-    const raw = (spec.stream_upstream ?? Boolean(ctx.onDelta))
-      ? await streamChat(upstream, '/chat/completions', body, ctx, call, label)
-      : validUpstreamReply(ChatCompletion, await upstream.postJson('/chat/completions', { ...body, stream: false }, call), label, 'chat completion');
+    const raw =
+      (spec.stream_upstream ?? Boolean(ctx.onDelta))
+        ? await streamChat(upstream, '/chat/completions', body, ctx, call, label)
+        : validUpstreamReply(ChatCompletion, await upstream.postJson('/chat/completions', { ...body, stream: false }, call), label, 'chat completion');
     const completion = await withTrainingTokens(raw, () => promptIdsFromTokenize(upstream, body, ctx));
     return validUpstreamReply(ChatCompletion, completion, label, 'chat completion');
   }

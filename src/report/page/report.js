@@ -56,7 +56,9 @@
       'beforeend',
       '<div class="controls"><input class="search" type="search" placeholder="search ids, reasons, messages, prompts, transcripts">' +
         '<button class="prev">‹ prev</button><span class="page"></span><button class="next">next ›</button><span class="count muted"></span></div>' +
-        '<table><thead><tr>' + kind.head.map((h) => '<th>' + esc(h) + '</th>').join('') + '</tr></thead><tbody></tbody></table>',
+        '<table><thead><tr>' +
+        kind.head.map((h) => '<th>' + esc(h) + '</th>').join('') +
+        '</tr></thead><tbody></tbody></table>',
     );
     const tbody = section.querySelector('tbody');
     const total = () => (matches ? matches.length : kind.n);
@@ -72,7 +74,13 @@
         if (i === open) {
           const prompt = D.prompts[c.task[i]] || '';
           const extra = kind.detail(c, i);
-          rows.push('<tr class="detail"><td colspan="' + kind.head.length + '"><pre>' + esc((extra ? extra + '\n\n' : '') + '[prompt] ' + prompt + '\n\n' + (c.transcript[i] || '(no turns recorded)')) + '</pre></td></tr>');
+          rows.push(
+            '<tr class="detail"><td colspan="' +
+              kind.head.length +
+              '"><pre>' +
+              esc((extra ? extra + '\n\n' : '') + '[prompt] ' + prompt + '\n\n' + (c.transcript[i] || '(no turns recorded)')) +
+              '</pre></td></tr>',
+          );
         }
       }
       tbody.innerHTML = rows.join('') || '<tr><td colspan="' + kind.head.length + '" class="muted">no rows</td></tr>';
@@ -105,8 +113,14 @@
       clearTimeout(timer);
       timer = setTimeout(() => search(e.target.value), 150);
     });
-    section.querySelector('.prev').addEventListener('click', () => { page = Math.max(0, page - 1); render(); });
-    section.querySelector('.next').addEventListener('click', () => { page = Math.min(pages() - 1, page + 1); render(); });
+    section.querySelector('.prev').addEventListener('click', () => {
+      page = Math.max(0, page - 1);
+      render();
+    });
+    section.querySelector('.next').addEventListener('click', () => {
+      page = Math.min(pages() - 1, page + 1);
+      render();
+    });
     tbody.addEventListener('click', (e) => {
       const tr = e.target.closest('tr.row');
       if (!tr) return;

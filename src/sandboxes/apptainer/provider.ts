@@ -63,9 +63,7 @@ function runCli(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.once('error', (e) => reject(new GymError('SETUP_FAILED', `apptainer: cannot run ${binary}: ${e.message}`)));
-    child.once('close', (code, signal) =>
-      resolve({ code: code ?? 128 + signalNumber(signal ?? 'SIGKILL'), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
+    child.once('close', (code, signal) => resolve({ code: code ?? 128 + signalNumber(signal ?? 'SIGKILL'), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
   });
 }
 
@@ -237,7 +235,13 @@ class ApptainerSandbox implements Sandbox {
   private async execArgv(request: z.output<typeof ExecRequest>): Promise<{ argv: string[]; envFile: string }> {
     const env = { HOME: this.spec.workdir, ...this.spec.env, ...request.env };
     const envFile = path.join(this.dir, 'commands', `.env-${randomBytes(6).toString('hex')}`);
-    await writeFile(envFile, Object.entries(env).map(([k, v]) => `${k}=${shQuote(v)}\n`).join(''), { mode: 0o600 });
+    await writeFile(
+      envFile,
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${shQuote(v)}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
     return { argv: [this.owner.binary(), 'exec', '--env-file', envFile, '--pwd', request.cwd ?? this.spec.workdir, `instance://${this.id}`, ...request.command], envFile };
   }
 
@@ -336,7 +340,14 @@ class ApptainerSandbox implements Sandbox {
     const commandId = checkCommandId(options.commandId ?? `cmd-${randomBytes(6).toString('hex')}`);
     if (existsSync(path.join(this.dir, 'commands', commandId))) return { commandId };
     const { argv } = await this.execArgv(request);
-    await startDetached(path.join(this.dir, 'commands'), commandId, this.id, { argv, env: this.cliEnv(), cwd: path.join(this.dir, 'workspace'), infoFd: false }, Date.now() + request.timeoutMs, request.stdin);
+    await startDetached(
+      path.join(this.dir, 'commands'),
+      commandId,
+      this.id,
+      { argv, env: this.cliEnv(), cwd: path.join(this.dir, 'workspace'), infoFd: false },
+      Date.now() + request.timeoutMs,
+      request.stdin,
+    );
     return { commandId };
   }
 

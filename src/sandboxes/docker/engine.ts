@@ -79,10 +79,7 @@ export class DockerEngine {
     if (e instanceof GymError) return e;
     const code = (e as { code?: string }).code ?? '';
     if (['ENOENT', 'ECONNREFUSED', 'EACCES'].includes(code)) {
-      return new GymError(
-        'SETUP_FAILED',
-        `no Docker Engine at unix://${this.socketPath} (${code}): start dockerd there, or point DOCKER_HOST (unix://…) at a running one`,
-      );
+      return new GymError('SETUP_FAILED', `no Docker Engine at unix://${this.socketPath} (${code}): start dockerd there, or point DOCKER_HOST (unix://…) at a running one`);
     }
     return new GymError('UNREACHABLE', `Docker Engine at unix://${this.socketPath}: ${(e as Error).message}`);
   }

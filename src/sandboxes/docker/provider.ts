@@ -93,7 +93,10 @@ export class DockerProvider implements SandboxProvider {
       await closeForwarders?.();
       await this.removeIfMade(id);
       if (isGymError(e) && e.code === 'NOT_FOUND' && /image/i.test(e.message)) {
-        throw new GymError('SETUP_FAILED', `docker: the image ${spec.image} is not in the engine at unix://${this.engine.socketPath}: import or build it first (scripts/setup-docker.sh builds the task image)`);
+        throw new GymError(
+          'SETUP_FAILED',
+          `docker: the image ${spec.image} is not in the engine at unix://${this.engine.socketPath}: import or build it first (scripts/setup-docker.sh builds the task image)`,
+        );
       }
       throw e;
     }
@@ -128,11 +131,13 @@ export class DockerProvider implements SandboxProvider {
     if (forwardDir) closeForwarders = await listenForwarders(forwardDir, JSON.parse(labels[LABEL.forwards] ?? '[]') as Endpoint[]);
     // This process uses it now: gc must not take it for a dead worker's.
     if (containerState(info.State.Status) === 'running') {
-      await this.engine.call('PUT', `/containers/${encodeURIComponent(id)}/archive`, {
-        query: { path: META_DIR },
-        body: tarOfFile('owner', Buffer.from(JSON.stringify(processIdentity())), { mode: 0o644 }),
-        contentType: 'application/x-tar',
-      }).then((r) => r.body.dump());
+      await this.engine
+        .call('PUT', `/containers/${encodeURIComponent(id)}/archive`, {
+          query: { path: META_DIR },
+          body: tarOfFile('owner', Buffer.from(JSON.stringify(processIdentity())), { mode: 0o644 }),
+          contentType: 'application/x-tar',
+        })
+        .then((r) => r.body.dump());
     }
     return new DockerSandbox(this.engine, labels[LABEL.sandbox]!, parseLabels(labels), labels[LABEL.execUser] ?? DEFAULT_USER, info.Config.WorkingDir || '/', closeForwarders);
   }
@@ -204,14 +209,7 @@ interface ContainerInspect {
   State: { Status: string };
 }
 
-function containerConfig(
-  spec: ResolvedSandboxSpec,
-  user: string,
-  labels: Record<string, string>,
-  extraHosts: string[],
-  forwardDir: string | undefined,
-  lifetimeSeconds: number | undefined,
-): unknown {
+function containerConfig(spec: ResolvedSandboxSpec, user: string, labels: Record<string, string>, extraHosts: string[], forwardDir: string | undefined, lifetimeSeconds: number | undefined): unknown {
   const expires = lifetimeSeconds === undefined ? '' : String(Math.floor(Date.now() / 1000) + lifetimeSeconds);
   const { resources } = spec;
   const env = { HOME: '/tmp', ...spec.env };
@@ -367,8 +365,7 @@ class DockerSandbox implements Sandbox {
       // Killed (or timed out), the session has no exit code of its own, as with the local provider.
       return killed ? null : code;
     });
-    const resize = (size: { columns: number; rows: number }) =>
-      this.engine.json('POST', `/exec/${execId}/resize`, { query: { h: size.rows, w: size.columns } }).catch(() => undefined);
+    const resize = (size: { columns: number; rows: number }) => this.engine.json('POST', `/exec/${execId}/resize`, { query: { h: size.rows, w: size.columns } }).catch(() => undefined);
     // Engines before API 1.42 ignore ConsoleSize: the size is set once the process runs, before anything is typed.
     await resize({ columns, rows });
     // A resize is an API call and input goes down the socket: one queue keeps them in the caller's order.

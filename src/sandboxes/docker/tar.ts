@@ -46,7 +46,11 @@ export function tarHeader(entry: TarEntry): Buffer {
     gid: entry.gid ?? 0,
   });
   if (Object.keys(pax).length === 0) return block;
-  const records = Buffer.from(Object.entries(pax).map(([k, v]) => paxRecord(k, v)).join(''));
+  const records = Buffer.from(
+    Object.entries(pax)
+      .map(([k, v]) => paxRecord(k, v))
+      .join(''),
+  );
   const paxHeader = ustarBlock({ name: 'PaxHeader', mode: 0o644, size: records.length, mtime: 0, typeflag: 'x', linkname: '', uid: 0, gid: 0 });
   return Buffer.concat([paxHeader, records, Buffer.alloc(padding(records.length)), block]);
 }
@@ -183,8 +187,7 @@ export class TarReader {
     const name = this.next.path ?? (prefix ? `${prefix}/${cString(block, 0, 100)}` : cString(block, 0, 100));
     const linkname = this.next.linkname ?? cString(block, 157, 100);
     this.next = {};
-    const type: TarEntryType =
-      typeflag === '0' || typeflag === '\u0000' || typeflag === '7' ? 'file' : typeflag === '5' ? 'directory' : typeflag === '2' ? 'symlink' : 'other';
+    const type: TarEntryType = typeflag === '0' || typeflag === '\u0000' || typeflag === '7' ? 'file' : typeflag === '5' ? 'directory' : typeflag === '2' ? 'symlink' : 'other';
     const entry: TarEntry = { path: name.replace(/\/+$/, ''), type, mode: readNumber(block, 100, 8), size, linkname, mtimeSeconds: readNumber(block, 136, 12) };
     this.body = { remaining: size, pad: padding(size), sink: this.onEntry(entry) };
   }
@@ -193,7 +196,7 @@ export class TarReader {
     if (kind === 'L') this.next.path = cString(data, 0, data.length);
     else if (kind === 'K') this.next.linkname = cString(data, 0, data.length);
     else if (kind === 'x') {
-      for (let at = 0; at < data.length; ) {
+      for (let at = 0; at < data.length;) {
         const space = data.indexOf(0x20, at);
         const length = Number(data.toString('latin1', at, space));
         if (space === -1 || !Number.isInteger(length) || length <= 0) throw new GymError('ENV_ERROR', 'tar: a malformed PAX record');

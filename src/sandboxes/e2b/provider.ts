@@ -13,25 +13,17 @@ import { checkCommandId, parseStatusReport, signalOf } from '../detached';
 import { startSandboxClock } from '../meter';
 import { parseInput } from '../parse';
 import type { ExecOptions, PtySession, Sandbox, SandboxProvider } from '../provider';
-import {
-  type CommandStatus,
-  ExecRequest,
-  ExecResult,
-  FileEntry,
-  OUTPUT_TAIL_BYTES,
-  SandboxSpec,
-  type ResolvedSandboxSpec,
-  type SandboxInfo,
-  type SandboxLabels,
-  type SandboxState,
-} from '../schema';
+import { type CommandStatus, ExecRequest, ExecResult, FileEntry, OUTPUT_TAIL_BYTES, SandboxSpec, type ResolvedSandboxSpec, type SandboxInfo, type SandboxLabels, type SandboxState } from '../schema';
 import { gymErrorOf } from './errors';
 import { DETACHED, detachedStdinPath, FOREGROUND, KILL_DETACHED, KILL_FOREGROUND, quote, SETUP, shLine, STATE_DIR, STATUS, TAR, UNTAR } from './shell';
 import { checkResources, DEFAULT_USER, labelsOf, META, metadataFilter, metadataOf, networkOptions } from './spec';
 
 export const E2bProviderOptions = z.strictObject({
   /** The worker's environment variable holding the API key (never the key itself: options may come from a workflow input). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('E2B_API_KEY'),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+    .default('E2B_API_KEY'),
   /** E2B's domain; default E2B_DOMAIN, else e2b.app. */
   domain: z.string().min(1).optional(),
   /** The control-plane API's URL; default E2B_API_URL, else https://api.<domain>. */
@@ -72,7 +64,8 @@ export class E2bProvider implements SandboxProvider {
       });
     } catch (e) {
       const error = gymErrorOf(e, `creating a sandbox from template ${spec.image}`, this.options.apiKeyEnv);
-      if (error.code === 'NOT_FOUND') throw new GymError('SETUP_FAILED', `e2b: there is no template ${spec.image} for this API key: build it first (e2b template build) or name an existing one (${error.message})`);
+      if (error.code === 'NOT_FOUND')
+        throw new GymError('SETUP_FAILED', `e2b: there is no template ${spec.image} for this API key: build it first (e2b template build) or name an existing one (${error.message})`);
       throw error;
     }
     const sandbox = new E2bSandbox(sdk, connection, spec.labels, user, spec.workdir, this.options.apiKeyEnv);

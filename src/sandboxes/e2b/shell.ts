@@ -73,10 +73,7 @@ export const STATUS = [
  * Unpacks tar $0 into folder $1 (made first) and removes it; with $3 = a user, gives the unpacked entry
  * $2 to them (a writable mount unpacked as root).
  */
-export const UNTAR = [
-  `mkdir -p "$1" && tar -xf "$0" -C "$1" --no-same-owner; s=$?; rm -f "$0"; [ $s -eq 0 ] || exit $s`,
-  `if [ -n "$3" ]; then chown -R "$3" "$1/$2"; fi`,
-].join('\n');
+export const UNTAR = [`mkdir -p "$1" && tar -xf "$0" -C "$1" --no-same-owner; s=$?; rm -f "$0"; [ $s -eq 0 ] || exit $s`, `if [ -n "$3" ]; then chown -R "$3" "$1/$2"; fi`].join('\n');
 
 /** Packs $1 (a name inside folder $0) into tar $2. */
 export const TAR = `tar -cf "$2" -C "$0" "$1"`;

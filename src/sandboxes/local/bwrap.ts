@@ -97,9 +97,7 @@ export interface Jail {
  * The host's shared-library directories (and the merged-/usr symlinks the dynamic loader is found
  * through): what a dynamically linked program needs, without the host's other programs or its /etc.
  */
-export const SYSTEM_LIBRARIES: readonly string[] = ['/usr/lib', '/usr/lib64', '/usr/lib32', '/usr/libx32', '/lib', '/lib64', '/lib32', '/libx32'].filter(
-  (p) => existsSync(p),
-);
+export const SYSTEM_LIBRARIES: readonly string[] = ['/usr/lib', '/usr/lib64', '/usr/lib32', '/usr/libx32', '/lib', '/lib64', '/lib32', '/libx32'].filter((p) => existsSync(p));
 
 /** A root that runs untrusted code drops to this user, so an escape from the jail lands unprivileged. */
 const NOBODY = 65534;

@@ -26,14 +26,7 @@ const folder = (commandsDir: string, id: string) => join(commandsDir, checkComma
  * Starts the jail under a supervisor, unless a command with this id was already started (then it is
  * left alone: starting is idempotent, which is what lets a retried activity re-attach).
  */
-export async function startDetached(
-  commandsDir: string,
-  id: string,
-  sandboxId: string,
-  launch: JailLaunch,
-  deadlineAt: number,
-  stdin: string | undefined,
-): Promise<{ started: boolean }> {
+export async function startDetached(commandsDir: string, id: string, sandboxId: string, launch: JailLaunch, deadlineAt: number, stdin: string | undefined): Promise<{ started: boolean }> {
   const dir = folder(commandsDir, id);
   try {
     await mkdir(dir);

@@ -14,9 +14,7 @@ export interface Area {
 const MAX_LINKS = 40;
 
 function toHost(areas: readonly Area[], jailPath: string, asked: string): string {
-  const area = [...areas]
-    .sort((a, b) => b.jailPath.length - a.jailPath.length)
-    .find((a) => jailPath === a.jailPath || jailPath.startsWith(`${a.jailPath}/`));
+  const area = [...areas].sort((a, b) => b.jailPath.length - a.jailPath.length).find((a) => jailPath === a.jailPath || jailPath.startsWith(`${a.jailPath}/`));
   if (!area) {
     throw new GymError('BAD_INPUT', `sandbox path ${asked} is outside ${areas.map((a) => a.jailPath).join(' and ')}, the only places file operations reach`);
   }
@@ -30,7 +28,10 @@ function toHost(areas: readonly Area[], jailPath: string, asked: string): string
  * (a file about to be written); the result has no symlink in it that existed when it was checked.
  */
 export async function hostPathOf(areas: readonly Area[], path: string, cwd: string, followLast = true): Promise<string> {
-  let pending = posix.normalize(posix.isAbsolute(path) ? path : posix.join(cwd, path)).split('/').filter(Boolean);
+  let pending = posix
+    .normalize(posix.isAbsolute(path) ? path : posix.join(cwd, path))
+    .split('/')
+    .filter(Boolean);
   let resolved = '';
   let links = 0;
   while (pending.length) {
@@ -46,7 +47,10 @@ export async function hostPathOf(areas: readonly Area[], path: string, cwd: stri
     if (stat.isSymbolicLink() && (pending.length || followLast)) {
       if (++links > MAX_LINKS) throw new GymError('BAD_INPUT', `sandbox path ${path} has too many levels of symbolic links`);
       const target = await readlink(host);
-      pending = posix.normalize(posix.isAbsolute(target) ? posix.join(target, ...pending) : posix.join(resolved || '/', target, ...pending)).split('/').filter(Boolean);
+      pending = posix
+        .normalize(posix.isAbsolute(target) ? posix.join(target, ...pending) : posix.join(resolved || '/', target, ...pending))
+        .split('/')
+        .filter(Boolean);
       resolved = '';
       continue;
     }

@@ -18,7 +18,9 @@ function scan(id: string): Proc[] {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
       if (stat[0] === 'Z' || stat[0] === 'X') continue;
       let marked = false;
       try {

@@ -56,7 +56,7 @@ function warnUnsafe(): void {
   warnedUnsafe = true;
   process.stderr.write(
     '\n!!! WARNING: bubblewrap (bwrap) is not installed and unsafeNoIsolation is set: sandbox commands run as\n' +
-      '!!! plain processes that can read this machine\'s files and keys and reach its network. Install Debian\'s\n' +
+      "!!! plain processes that can read this machine's files and keys and reach its network. Install Debian's\n" +
       '!!! "bubblewrap" package to isolate them.\n\n',
   );
 }
@@ -148,7 +148,10 @@ export class LocalProvider implements SandboxProvider {
     const user = jailUser();
     if (user) for (const sub of ['workspace', 'tmp']) await chown(join(dir, sub), user.uid, user.gid);
     const inner = parseUser(spec.user) ?? { uid: process.getuid?.() === 0 ? 65534 : (process.getuid?.() ?? 1000), gid: process.getgid?.() === 0 ? 65534 : (process.getgid?.() ?? 1000) };
-    await writeFile(join(dir, 'etc', 'passwd'), `root:x:0:0:root:/root:/bin/sh\nsandbox:x:${inner.uid}:${inner.gid}:sandbox:${spec.workdir}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+    await writeFile(
+      join(dir, 'etc', 'passwd'),
+      `root:x:0:0:root:/root:/bin/sh\nsandbox:x:${inner.uid}:${inner.gid}:sandbox:${spec.workdir}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    );
     await writeFile(join(dir, 'etc', 'group'), `root:x:0:\nsandbox:x:${inner.gid}:\nnogroup:x:65534:\n`);
     // Allowed endpoints answer on the jail's loopback, under their own names too.
     const names = spec.network.mode === 'allow' ? allowedHostNames(spec.network.endpoints) : [];

@@ -46,7 +46,9 @@ function bootId(): string {
 /** When a live process started (clock ticks after boot); undefined once it is gone or a zombie. */
 export function processStartTime(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     // Fields after the name start at field 3 (state); a zombie is as good as gone.
     if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
     return Number(fields[22 - 3]);
@@ -87,7 +89,10 @@ export async function readRecord(dir: string): Promise<SandboxRecord | undefined
   }
   const parsed = SandboxRecord.safeParse(JSON.parse(text));
   if (!parsed.success) throw new GymError('BAD_INPUT', `${join(dir, RECORD_FILE)} is not a sandbox record: ${parsed.error.issues[0]?.message}`);
-  const secret = await readFile(join(dir, SECRET_ENV_FILE), 'utf8').then((t) => JSON.parse(t) as Record<string, string>, () => ({}));
+  const secret = await readFile(join(dir, SECRET_ENV_FILE), 'utf8').then(
+    (t) => JSON.parse(t) as Record<string, string>,
+    () => ({}),
+  );
   return { ...parsed.data, spec: { ...parsed.data.spec, env: { ...parsed.data.spec.env, ...secret } } };
 }
 

@@ -12,7 +12,11 @@ const launch = JSON.parse(readFileSync(launchFile, 'utf8'));
 unlinkSync(launchFile);
 
 function startTime(pid) {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[22 - 3]);
+  return Number(
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ')[22 - 3],
+  );
 }
 
 function writeJson(name, value) {
@@ -62,10 +66,13 @@ child = spawn(launch.argv[0], launch.argv.slice(1), {
   stdio: [launch.stdin === undefined ? 'ignore' : 'pipe', out, err, ...(launch.infoFd ? ['pipe'] : [])],
 });
 infoOpen = Boolean(child.stdio[3]);
-const timer = setTimeout(() => {
-  timedOut = true;
-  kill();
-}, Math.max(0, launch.deadlineAt - Date.now()));
+const timer = setTimeout(
+  () => {
+    timedOut = true;
+    kill();
+  },
+  Math.max(0, launch.deadlineAt - Date.now()),
+);
 if (launch.stdin !== undefined) {
   child.stdin.on('error', () => {});
   child.stdin.end(launch.stdin);
@@ -107,8 +114,10 @@ child.on('error', (error) => {
 child.on('exit', (code, signal) => {
   kill();
   clearTimeout(timer);
-  void infoRead.then(() => untilGone(jailPid())).then(() => {
-    writeJson('status.json', { exitCode: code, signal: signal ?? (killed ? 'SIGKILL' : null), timedOut });
-    process.exit(0);
-  });
+  void infoRead
+    .then(() => untilGone(jailPid()))
+    .then(() => {
+      writeJson('status.json', { exitCode: code, signal: signal ?? (killed ? 'SIGKILL' : null), timedOut });
+      process.exit(0);
+    });
 });

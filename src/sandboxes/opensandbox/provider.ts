@@ -12,18 +12,7 @@ import { startSandboxClock } from '../meter';
 import { isAlive, processIdentity } from '../local/record';
 import { parseInput } from '../parse';
 import type { ExecOptions, Sandbox, SandboxProvider } from '../provider';
-import {
-  CommandStatus,
-  ExecRequest,
-  ExecResult,
-  FileEntry,
-  OUTPUT_TAIL_BYTES,
-  SandboxSpec,
-  type ResolvedSandboxSpec,
-  type SandboxInfo,
-  type SandboxLabels,
-  type SandboxState,
-} from '../schema';
+import { CommandStatus, ExecRequest, ExecResult, FileEntry, OUTPUT_TAIL_BYTES, SandboxSpec, type ResolvedSandboxSpec, type SandboxInfo, type SandboxLabels, type SandboxState } from '../schema';
 import { Tail } from '../docker/demux';
 import { labelsMetadata, MARKER, ownerMetadata, readMetadata, sandboxMetadata } from './metadata';
 import { DETACHED, FOREGROUND, KILL, shLine, STATE_DIR, STATUS, STDIN_DIR, SYMLINKS } from './shell';
@@ -141,7 +130,8 @@ export class OpenSandboxProvider implements SandboxProvider {
   private connection(): { domain: string; connectionConfig: Record<string, unknown> } {
     const domain = this.options.domain ?? process.env[ENV.domain];
     const apiKey = process.env[ENV.apiKey];
-    if (!domain) throw new GymError('SETUP_FAILED', `opensandbox: no server: set $${ENV.domain} (host:port or URL of the OpenSandbox server) in the worker's environment, or the provider option "domain"`);
+    if (!domain)
+      throw new GymError('SETUP_FAILED', `opensandbox: no server: set $${ENV.domain} (host:port or URL of the OpenSandbox server) in the worker's environment, or the provider option "domain"`);
     if (!apiKey) throw new GymError('SETUP_FAILED', `opensandbox: no API key: set $${ENV.apiKey} in the worker's environment`);
     return {
       domain,
@@ -383,10 +373,12 @@ class OpenSandboxSandbox implements Sandbox {
     const commandId = checkCommandId(options.commandId ?? `cmd-${randomBytes(6).toString('hex')}`);
     const stdinFile = await this.stdinFile(request.stdin);
     try {
-      await this.#sdk.commands.run(
-        shLine(DETACHED, [commandId, String(Math.ceil(request.timeoutMs / 1000)), stdinFile, ...request.command]),
-        { background: true, workingDirectory: request.cwd ?? this.workdir, envs: request.env, timeoutSeconds: (request.timeoutMs + SERVER_GRACE_MS) / 1000 },
-      );
+      await this.#sdk.commands.run(shLine(DETACHED, [commandId, String(Math.ceil(request.timeoutMs / 1000)), stdinFile, ...request.command]), {
+        background: true,
+        workingDirectory: request.cwd ?? this.workdir,
+        envs: request.env,
+        timeoutSeconds: (request.timeoutMs + SERVER_GRACE_MS) / 1000,
+      });
     } catch (error) {
       throw this.fail(error, `starting ${request.command[0]}`);
     }

@@ -14,8 +14,7 @@ const firstWordSent: Instruction = {
   build({ first_word }, rng) {
     // Python's non-string branch compares instead of assigning, then fails on the unset attribute.
     const word = !truthy(first_word) ? randomWords(rng, 1)[0]! : pyStrip(str(first_word));
-    return (text) =>
-      splitIntoSentences(text).every((s) => pyStrip(s) !== '' && pySplit(s)[0]!.toLowerCase() === word.toLowerCase());
+    return (text) => splitIntoSentences(text).every((s) => pyStrip(s) !== '' && pySplit(s)[0]!.toLowerCase() === word.toLowerCase());
   },
 };
 
@@ -32,8 +31,7 @@ const lastWordSent: Instruction = {
   build({ last_word }, rng) {
     const given = Array.isArray(last_word) ? last_word[0] : last_word;
     const word = !truthy(last_word) ? randomWords(rng, 1)[0]! : pyStrip(str(given));
-    return (text) =>
-      splitIntoSentences(text).every((s) => pyStrip(s) !== '' && bare(pySplit(s).at(-1)!).toLowerCase() === word.toLowerCase());
+    return (text) => splitIntoSentences(text).every((s) => pyStrip(s) !== '' && bare(pySplit(s).at(-1)!).toLowerCase() === word.toLowerCase());
   },
 };
 

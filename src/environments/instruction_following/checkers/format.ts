@@ -24,8 +24,7 @@ const postscript: Instruction = {
   params: ['postscript_marker'],
   build({ postscript_marker }, rng) {
     const marker = postscript_marker === undefined ? rng.pick(POSTSCRIPT_MARKERS) : pyStrip(str(postscript_marker));
-    const pattern =
-      marker === 'P.P.S' ? '\\s*p\\.\\s?p\\.\\s?s.*$' : marker === 'P.S.' ? '\\s*p\\.\\s?s\\..*$' : `\\s*${marker.toLowerCase()}.*$`;
+    const pattern = marker === 'P.P.S' ? '\\s*p\\.\\s?p\\.\\s?s.*$' : marker === 'P.S.' ? '\\s*p\\.\\s?s\\..*$' : `\\s*${marker.toLowerCase()}.*$`;
     // A row's marker is spliced in unescaped, so the pattern matches under the regex deadline.
     return (text) => pySearch(pattern, text.toLowerCase(), 'm', { guarded: true });
   },

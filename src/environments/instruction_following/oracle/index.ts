@@ -15,8 +15,7 @@ import { shaped } from './shapes';
 
 const ATTEMPTS = 8;
 
-export const instructionFollowingOracle: Oracle<InstructionFollowingTask> = (task, _history, options) =>
-  oracleAnswer(verifierMetadata(task), options);
+export const instructionFollowingOracle: Oracle<InstructionFollowingTask> = (task, _history, options) => oracleAnswer(verifierMetadata(task), options);
 
 function oracleAnswer(meta: VerifierMetadata, { correct, rng }: OracleOptions): ConversationItem[] {
   return [assistantMessage(correct ? correctAnswer(meta, rng) : wrongAnswer(meta, correctAnswer(meta, rng)))];
@@ -49,7 +48,10 @@ function resize(plan: Plan, size: Size, text: string): Size {
 }
 
 function wrongAnswer(meta: VerifierMetadata, correct: string): string {
-  const mentioned = meta.kwargs.flatMap((kw) => Object.values((kw ?? {}) as Record<string, unknown>)).flat().filter((v) => typeof v === 'string');
+  const mentioned = meta.kwargs
+    .flatMap((kw) => Object.values((kw ?? {}) as Record<string, unknown>))
+    .flat()
+    .filter((v) => typeof v === 'string');
   const long = Array.from({ length: 60 }, (_, i) => `word${i}, and more text here!`).join(' ');
   const candidates = [
     '',

@@ -19,9 +19,13 @@ export function shaped(shape: Shape, body: () => string): string {
     case 'two_responses':
       return `${body()}\n******\n${body()} Also worth noting.`;
     case 'hyphens':
-      return body().split(/(?<=[.!?])\s+/).join('-');
+      return body()
+        .split(/(?<=[.!?])\s+/)
+        .join('-');
     case 'square_brackets':
-      return pySplit(body()).map((w) => `[${w}]`).join(' ');
+      return pySplit(body())
+        .map((w) => `[${w}]`)
+        .join(' ');
     case 'bigrams': {
       const words = pySplit(body());
       const pairs: string[] = [];
@@ -36,9 +40,7 @@ function repeatPhrase(phrase: string, times: number): string {
   const words = pySplit(phrase);
   const middle = Math.floor(words.length / 2);
   const swaps = ['bright', 'calm', 'gentle', 'quiet', 'vivid'];
-  return Array.from({ length: Math.max(times, 1) }, (_, i) =>
-    words.map((w, j) => (j === middle ? swaps.filter((s) => s !== w)[i % 4] : w)).join(' '),
-  ).join('\n');
+  return Array.from({ length: Math.max(times, 1) }, (_, i) => words.map((w, j) => (j === middle ? swaps.filter((s) => s !== w)[i % 4] : w)).join(' ')).join('\n');
 }
 
 /** Three "***"-separated paragraphs of `sentences` sentences, each of `words` tokens (the period is one). */

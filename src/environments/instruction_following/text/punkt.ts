@@ -10,9 +10,7 @@ import { ABBREVIATIONS, SENTENCE_STARTERS } from './punkt_lists';
 const NON_WORD = `(?:[)";}\\]\\*:@\\'\\({\\[\\u2018\\u2019\\u201c\\u201d\\xab\\xbb!?])`;
 const MULTI_CHAR = '(?:\\-{2,}|\\.{2,}|(?:\\.\\s){2,}\\.)';
 const WORD_START = '[^\\(\\"\\`{\\[:;&\\#\\*@\\)}\\]\\-,]';
-const WORD_TOKEN = pyRegExp(
-  `(${MULTI_CHAR}|(?=${WORD_START})\\S+?(?=\\s|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|\\s|${NON_WORD}|${MULTI_CHAR}))|\\S)`,
-);
+const WORD_TOKEN = pyRegExp(`(${MULTI_CHAR}|(?=${WORD_START})\\S+?(?=\\s|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|\\s|${NON_WORD}|${MULTI_CHAR}))|\\S)`);
 const PERIOD_CONTEXT = pyRegExp(`[\\.\\?!](?=(?P<after_tok>${NON_WORD}|\\s+(?P<next_tok>\\S+)))`);
 const BOUNDARY_REALIGNMENT = pyRegExp('["\\\')\\]}\\u2018\\u2019\\u201c\\u201d\\xab\\xbb]+?(?:\\s+|(?=--)|$)', 'm');
 const NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;

@@ -43,7 +43,7 @@ const ENDING_QUOTES: Rule[] = [
 ];
 
 const CONTRACTIONS: Rule[] = [
-  "(?i)\\b(can)(?#X)(not)\\b",
+  '(?i)\\b(can)(?#X)(not)\\b',
   "(?i)\\b(d)(?#X)('ye)\\b",
   '(?i)\\b(gim)(?#X)(me)\\b',
   '(?i)\\b(gon)(?#X)(na)\\b',

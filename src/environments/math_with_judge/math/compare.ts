@@ -91,7 +91,13 @@ function relationsEqual(gold: Expr, pred: Expr): boolean {
   return INVERSE[gold.op] === pred.op && exprEqual(g, sub(pred.rhs, pred.lhs));
 }
 
-const NEG_INF: Expr = { k: 'mul', args: [{ k: 'int', v: -1n }, { k: 'const', name: 'oo' }] };
+const NEG_INF: Expr = {
+  k: 'mul',
+  args: [
+    { k: 'int', v: -1n },
+    { k: 'const', name: 'oo' },
+  ],
+};
 const POS_INF: Expr = { k: 'const', name: 'oo' };
 
 /** One bound on the only variable: "x < 3", "3 >= x". */
@@ -143,7 +149,14 @@ function elementsEqual(gold: Expr, pred: Expr): boolean {
   const predItems = pred.k === 'set' || pred.k === 'tuple' ? pred.items : [];
   if (goldItems.length !== predItems.length) return false;
   // A gold set ignores order on both sides; a gold tuple keeps the order the prediction was written in.
-  const [g, p] = gold.k === 'set' ? [sorted(goldItems), sorted(predItems)] : gold.k === 'tuple' && pred.k === 'set' ? [goldItems, predItems] : pred.k === 'set' ? [goldItems, sorted(predItems)] : [goldItems, predItems];
+  const [g, p] =
+    gold.k === 'set'
+      ? [sorted(goldItems), sorted(predItems)]
+      : gold.k === 'tuple' && pred.k === 'set'
+        ? [goldItems, predItems]
+        : pred.k === 'set'
+          ? [goldItems, sorted(predItems)]
+          : [goldItems, predItems];
   return g.every((item, i) => exprEqual(item, p[i]!));
 }
 

@@ -8,7 +8,7 @@ import { approxNumber } from './evaluate';
 type Token = { t: 'num' | 'letter' | 'cmd' | 'op'; text: string };
 
 const SPACING = new Set(['\\,', '\\;', '\\:', '\\!', '\\ ', '\\quad', '\\qquad', '\\left', '\\right', '\\displaystyle', '\\limits']);
-const UNICODE_OPS: Record<string, string> = { '×': '*', '÷': '/', '·': '*', '≤': '\\le', '≥': '\\ge', '≠': '\\ne', '∞': '\\infty', 'π': '\\pi', '−': '-' };
+const UNICODE_OPS: Record<string, string> = { '×': '*', '÷': '/', '·': '*', '≤': '\\le', '≥': '\\ge', '≠': '\\ne', '∞': '\\infty', π: '\\pi', '−': '-' };
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -32,7 +32,7 @@ function tokenize(text: string): Token[] {
       const mapped = UNICODE_OPS[ch]!;
       tokens.push({ t: mapped.startsWith('\\') ? 'cmd' : 'op', text: mapped });
       i++;
-    } else if ('+-*/^_()[]{}|,;=<>!\'%:&~°'.includes(ch)) {
+    } else if ("+-*/^_()[]{}|,;=<>!'%:&~°".includes(ch)) {
       if (ch !== '~' && ch !== '&') tokens.push({ t: 'op', text: ch });
       i++;
     } else throw new Error(`cannot read "${ch}"`);
@@ -41,17 +41,97 @@ function tokenize(text: string): Token[] {
 }
 
 const FUNCTIONS: Record<string, string> = {
-  '\\sin': 'sin', '\\cos': 'cos', '\\tan': 'tan', '\\cot': 'cot', '\\sec': 'sec', '\\csc': 'csc',
-  '\\arcsin': 'asin', '\\arccos': 'acos', '\\arctan': 'atan', '\\sinh': 'sinh', '\\cosh': 'cosh', '\\tanh': 'tanh',
-  '\\ln': 'ln', '\\log': 'log', '\\exp': 'exp',
+  '\\sin': 'sin',
+  '\\cos': 'cos',
+  '\\tan': 'tan',
+  '\\cot': 'cot',
+  '\\sec': 'sec',
+  '\\csc': 'csc',
+  '\\arcsin': 'asin',
+  '\\arccos': 'acos',
+  '\\arctan': 'atan',
+  '\\sinh': 'sinh',
+  '\\cosh': 'cosh',
+  '\\tanh': 'tanh',
+  '\\ln': 'ln',
+  '\\log': 'log',
+  '\\exp': 'exp',
 };
 const INVERSE: Record<string, string> = { sin: 'asin', cos: 'acos', tan: 'atan' };
-const GREEK = new Set(['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'varepsilon', 'zeta', 'eta', 'theta', 'vartheta', 'iota', 'kappa', 'lambda', 'mu', 'nu', 'xi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'varphi', 'chi', 'psi', 'omega', 'Gamma', 'Delta', 'Theta', 'Lambda', 'Xi', 'Sigma', 'Phi', 'Psi', 'Omega']);
+const GREEK = new Set([
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'varepsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'vartheta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'varphi',
+  'chi',
+  'psi',
+  'omega',
+  'Gamma',
+  'Delta',
+  'Theta',
+  'Lambda',
+  'Xi',
+  'Sigma',
+  'Phi',
+  'Psi',
+  'Omega',
+]);
 const RELATIONS: Record<string, RelOp | 'approx' | 'in'> = {
-  '=': '=', '<': '<', '>': '>', '\\le': '<=', '\\leq': '<=', '\\leqslant': '<=', '\\ge': '>=', '\\geq': '>=', '\\geqslant': '>=',
-  '\\lt': '<', '\\gt': '>', '\\ne': '!=', '\\neq': '!=', '\\approx': 'approx', '\\in': 'in',
+  '=': '=',
+  '<': '<',
+  '>': '>',
+  '\\le': '<=',
+  '\\leq': '<=',
+  '\\leqslant': '<=',
+  '\\ge': '>=',
+  '\\geq': '>=',
+  '\\geqslant': '>=',
+  '\\lt': '<',
+  '\\gt': '>',
+  '\\ne': '!=',
+  '\\neq': '!=',
+  '\\approx': 'approx',
+  '\\in': 'in',
 };
-const ATOM_COMMANDS = new Set(['\\frac', '\\sqrt', '\\binom', '\\dbinom', '\\tbinom', '\\pi', '\\infty', '\\text', '\\textrm', '\\mbox', '\\operatorname', '\\{', '\\lbrace', '\\emptyset', '\\varnothing', '\\lfloor', '\\lceil', '\\vert', '\\lvert']);
+const ATOM_COMMANDS = new Set([
+  '\\frac',
+  '\\sqrt',
+  '\\binom',
+  '\\dbinom',
+  '\\tbinom',
+  '\\pi',
+  '\\infty',
+  '\\text',
+  '\\textrm',
+  '\\mbox',
+  '\\operatorname',
+  '\\{',
+  '\\lbrace',
+  '\\emptyset',
+  '\\varnothing',
+  '\\lfloor',
+  '\\lceil',
+  '\\vert',
+  '\\lvert',
+]);
 
 /** Flattened product, as latex2sympy's mul_flat. */
 function mulFlat(a: Expr, b: Expr): Expr {
@@ -356,7 +436,9 @@ class Parser {
     if (GREEK.has(name.slice(1))) return { k: 'sym', name: name.slice(1).toLowerCase() };
     if (name === '\\text' || name === '\\textrm' || name === '\\mbox' || name === '\\operatorname') {
       // \text{…} is one symbol named by its content (spaces and parentheses dropped), as latex2sympy reads it.
-      const content = this.rawGroup().replace(/[\s()]/g, '').toLowerCase();
+      const content = this.rawGroup()
+        .replace(/[\s()]/g, '')
+        .toLowerCase();
       if (!content) throw new Error('empty \\text');
       return { k: 'sym', name: content };
     }

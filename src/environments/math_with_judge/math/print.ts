@@ -18,8 +18,7 @@ function floatText(text: string, full: boolean): string {
   return `${strip(mantissa)}e${exp}`;
 }
 
-const isAtom = (e: Expr) =>
-  e.k === 'sym' || e.k === 'const' || e.k === 'fn' || (e.k === 'int' && e.v >= 0n) || (e.k === 'float' && !e.text.startsWith('-'));
+const isAtom = (e: Expr) => e.k === 'sym' || e.k === 'const' || e.k === 'fn' || (e.k === 'int' && e.v >= 0n) || (e.k === 'float' && !e.text.startsWith('-'));
 
 function negativeCoefficient(e: Expr): boolean {
   if (e.k === 'int') return e.v < 0n;
@@ -41,9 +40,7 @@ const hasSymbol = (e: Expr) => freeSymbols(e).size > 0;
 function orderTerms(args: Expr[]): Expr[] {
   const literal = (a: Expr) => a.k === 'int' || a.k === 'rat' || a.k === 'float';
   const rank = (a: Expr) => (hasSymbol(a) || literal(a) ? 0 : 1);
-  return [...args].sort(
-    (a, b) => degree(b) - degree(a) || rank(a) - rank(b) || (a.k === 'sym' && b.k === 'sym' ? a.name.localeCompare(b.name) : 0),
-  );
+  return [...args].sort((a, b) => degree(b) - degree(a) || rank(a) - rank(b) || (a.k === 'sym' && b.k === 'sym' ? a.name.localeCompare(b.name) : 0));
 }
 
 function printAdd(args: Expr[]): string {

@@ -6,8 +6,32 @@ import { puzzleAnswer, puzzleQuestion } from './format';
 import { ROLE_PAIRS, termsFor } from './terms';
 
 const NAMES = [
-  'Ada', 'Ben', 'Cleo', 'Dev', 'Elena', 'Farid', 'Greta', 'Hugo', 'Ines', 'Jonah', 'Kira', 'Leo', 'Maya', 'Nils',
-  'Omar', 'Priya', 'Quinn', 'Rosa', 'Sami', 'Tara', 'Uma', 'Victor', 'Wen', 'Ximena', 'Yusuf', 'Zara',
+  'Ada',
+  'Ben',
+  'Cleo',
+  'Dev',
+  'Elena',
+  'Farid',
+  'Greta',
+  'Hugo',
+  'Ines',
+  'Jonah',
+  'Kira',
+  'Leo',
+  'Maya',
+  'Nils',
+  'Omar',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sami',
+  'Tara',
+  'Uma',
+  'Victor',
+  'Wen',
+  'Ximena',
+  'Yusuf',
+  'Zara',
 ];
 
 export interface KnightsKnavesOptions extends Partial<PuzzleShape> {

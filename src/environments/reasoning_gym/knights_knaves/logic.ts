@@ -2,11 +2,7 @@
 // for them, and the brute-force solver that keeps only puzzles with exactly one solution.
 import type { Rng } from '../../../util/rng';
 
-export type Statement =
-  | ['telling-truth' | 'lying', number]
-  | ['not', Statement]
-  | ['and' | 'or', ...Statement[]]
-  | ['->' | '<=>', Statement, Statement];
+export type Statement = ['telling-truth' | 'lying', number] | ['not', Statement] | ['and' | 'or', ...Statement[]] | ['->' | '<=>', Statement, Statement];
 
 export interface PuzzleShape {
   nPeople: number;

@@ -29,7 +29,10 @@ class Sampler {
     for (const key of ['anyOf', 'oneOf'] as const) {
       const options = schema[key];
       if (Array.isArray(options)) {
-        for (const option of this.preferred(options.map((o) => (isObject(o) ? typeOf(o) : undefined)), options)) {
+        for (const option of this.preferred(
+          options.map((o) => (isObject(o) ? typeOf(o) : undefined)),
+          options,
+        )) {
           const value = this.sample(option, depth + 1);
           if (value !== NO_VALUE) return value;
         }
@@ -84,7 +87,10 @@ class Sampler {
       if (t === 'null') return this.format === 'xml' || this.format === 'csv' ? 0 : this.format === 'toml' ? 3 : 2;
       return t === 'string' ? 1 : 1.5;
     };
-    return options.map((o, i) => ({ o, r: rank(types[i]) })).sort((a, b) => a.r - b.r).map((x) => x.o);
+    return options
+      .map((o, i) => ({ o, r: rank(types[i]) }))
+      .sort((a, b) => a.r - b.r)
+      .map((x) => x.o);
   }
 
   private pick(values: unknown[]): unknown {

@@ -13,7 +13,9 @@ export function serialize(value: unknown, format: Format): string {
     case 'toml':
       return stringifyToml(value as Record<string, unknown>);
     case 'xml':
-      return Object.entries((value ?? {}) as Record<string, unknown>).map(([k, v]) => xmlElement(k, v)).join('');
+      return Object.entries((value ?? {}) as Record<string, unknown>)
+        .map(([k, v]) => xmlElement(k, v))
+        .join('');
     case 'csv':
       return csvTable((Array.isArray(value) ? value : [value]) as Record<string, unknown>[]);
   }
@@ -27,9 +29,15 @@ function xmlElement(name: string, value: unknown): string {
   if (Array.isArray(value)) return `<${name}>${value.map((v) => xmlElement('item', v)).join('')}</${name}>`;
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
-    const attrs = entries.filter(([k]) => k.startsWith('@')).map(([k, v]) => ` ${k.slice(1)}="${escapeXml(String(v))}"`).join('');
+    const attrs = entries
+      .filter(([k]) => k.startsWith('@'))
+      .map(([k, v]) => ` ${k.slice(1)}="${escapeXml(String(v))}"`)
+      .join('');
     const text = entries.find(([k]) => k === '#text')?.[1];
-    const children = entries.filter(([k]) => !k.startsWith('@') && k !== '#text').map(([k, v]) => xmlElement(k, v)).join('');
+    const children = entries
+      .filter(([k]) => !k.startsWith('@') && k !== '#text')
+      .map(([k, v]) => xmlElement(k, v))
+      .join('');
     return `<${name}${attrs}>${text === undefined ? '' : escapeXml(String(text))}${children}</${name}>`;
   }
   return `<${name}>${escapeXml(String(value))}</${name}>`;

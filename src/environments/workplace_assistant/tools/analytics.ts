@@ -5,15 +5,7 @@ import { pyIn, pyStr, truthy } from '../../../python/values';
 import { appendRow, mapColumn, records, whereRows, type Cells, type Table } from '../tables';
 import { columnEquals, compareFilter, type WorkplaceTool } from '../toolbox';
 
-const PLOTTABLE = [
-  'total_visits',
-  'session_duration_seconds',
-  'user_engaged',
-  'visits_direct',
-  'visits_referral',
-  'visits_search_engine',
-  'visits_social_media',
-];
+const PLOTTABLE = ['total_visits', 'session_duration_seconds', 'user_engaged', 'visits_direct', 'visits_referral', 'visits_search_engine', 'visits_social_media'];
 const PLOT_TYPES = ['bar', 'line', 'scatter', 'histogram'];
 
 function inRange(table: Table, timeMin: unknown, timeMax: unknown): Table {

@@ -29,15 +29,9 @@ export interface MockFiles {
 
 export function mockFiles(): MockFiles {
   return {
-    tasks: new FileCache((text, path) =>
-      new InputIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row }))),
-    ),
-    prompts: new FileCache((text, path) =>
-      new PromptIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row }))),
-    ),
-    recordings: new FileCache((text, path) =>
-      new InputIndex(parseJsonl(text, path, RecordedRollout).map((row) => ({ input: row.responses_create_params.input, row }))),
-    ),
+    tasks: new FileCache((text, path) => new InputIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row })))),
+    prompts: new FileCache((text, path) => new PromptIndex(parseJsonl(text, path, TaskRow).map((row) => ({ input: row.responses_create_params.input, row })))),
+    recordings: new FileCache((text, path) => new InputIndex(parseJsonl(text, path, RecordedRollout).map((row) => ({ input: row.responses_create_params.input, row })))),
   };
 }
 
@@ -51,7 +45,12 @@ interface Turn {
 const ID_PREFIX: Record<string, string> = { function_call: 'fc', reasoning: 'rs', message: 'msg' };
 
 function hexId(rng: Rng): string {
-  return Array.from({ length: 3 }, () => rng.int(2 ** 32).toString(16).padStart(8, '0')).join('');
+  return Array.from({ length: 3 }, () =>
+    rng
+      .int(2 ** 32)
+      .toString(16)
+      .padStart(8, '0'),
+  ).join('');
 }
 
 function withIds(output: ConversationItem[], seed: string): ConversationItem[] {

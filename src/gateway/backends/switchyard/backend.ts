@@ -29,7 +29,8 @@ export function switchyardBackend(spec: SwitchyardModelSpec, log: Logger): Backe
   const key = (): string | undefined => {
     if (spec.api_key_env === undefined) return undefined;
     const value = process.env[spec.api_key_env];
-    if (!value) throw new GatewayError(500, 'server_error', 'missing_api_key', `environment variable ${spec.api_key_env} is not set where the gateway runs; set it to the key the Switchyard proxy expects`);
+    if (!value)
+      throw new GatewayError(500, 'server_error', 'missing_api_key', `environment variable ${spec.api_key_env} is not set where the gateway runs; set it to the key the Switchyard proxy expects`);
     return value;
   };
   const sessionHeaders = (ctx: CallContext): Record<string, string> =>
@@ -37,11 +38,19 @@ export function switchyardBackend(spec: SwitchyardModelSpec, log: Logger): Backe
 
   function upstreamAt(rootUrl: string): Backend {
     const { deployment: _d, proxy_port: _p, session_id_headers: _h, forward_session_id: _f, proxy_log_file: _l, api_key_env: _k, ...upstream } = spec;
-    return openaiBackend({ ...upstream, backend: 'openai', base_url: `${rootUrl}/v1`, api_key_env: spec.api_key_env ?? '', stream_upstream: false }, { key, callHeaders: sessionHeaders, label: `Switchyard route ${spec.model} at ${rootUrl}` });
+    return openaiBackend(
+      { ...upstream, backend: 'openai', base_url: `${rootUrl}/v1`, api_key_env: spec.api_key_env ?? '', stream_upstream: false },
+      { key, callHeaders: sessionHeaders, label: `Switchyard route ${spec.model} at ${rootUrl}` },
+    );
   }
 
   const serving: Promise<Serving> = hosted
-    ? hostProxy(deployment!.path, { port: spec.proxy_port, logFile: spec.proxy_log_file, log }).then((proxy) => ({ rootUrl: proxy.rootUrl, version: proxy.version, backend: upstreamAt(proxy.rootUrl), hosted: proxy }))
+    ? hostProxy(deployment!.path, { port: spec.proxy_port, logFile: spec.proxy_log_file, log }).then((proxy) => ({
+        rootUrl: proxy.rootUrl,
+        version: proxy.version,
+        backend: upstreamAt(proxy.rootUrl),
+        hosted: proxy,
+      }))
     : Promise.resolve().then(() => {
         const rootUrl = [spec.base_url!].flat()[0]!.replace(/\/+$/, '').replace(/\/v1$/, '');
         return { rootUrl, version: null, backend: upstreamAt(rootUrl) };
@@ -92,8 +101,15 @@ export function switchyardBackend(spec: SwitchyardModelSpec, log: Logger): Backe
       return log.warn({ err: e }, 'switchyard: cannot read /v1/stats; no stats kept');
     }
     // A hosted proxy lives exactly as long as this gateway; an attached one counts everything it ever served.
-    const snapshot = { scope: hosted ? 'the proxy this gateway hosted, over its lifetime' : 'an attached proxy, over its lifetime (other callers included)', mode: hosted ? 'hosted' : 'attached', written_at: new Date().toISOString(), stats };
-    await Promise.all([...recorded.keys()].map((runDir) => writeCondition(runDir, SWITCHYARD_STATS_FILE, snapshot).catch((e: unknown) => log.warn({ err: e, run_dir: runDir }, 'switchyard: cannot write the stats'))));
+    const snapshot = {
+      scope: hosted ? 'the proxy this gateway hosted, over its lifetime' : 'an attached proxy, over its lifetime (other callers included)',
+      mode: hosted ? 'hosted' : 'attached',
+      written_at: new Date().toISOString(),
+      stats,
+    };
+    await Promise.all(
+      [...recorded.keys()].map((runDir) => writeCondition(runDir, SWITCHYARD_STATS_FILE, snapshot).catch((e: unknown) => log.warn({ err: e, run_dir: runDir }, 'switchyard: cannot write the stats'))),
+    );
   }
 
   function served(ctx: CallContext, model: string | undefined): void {

@@ -32,7 +32,8 @@ export function readDeployment(file: string, route: string): Deployment {
   }
   if (doc.schema_version === undefined) throw new GymError('BAD_INPUT', `switchyard deployment ${file}: schema_version: missing (Switchyard 0.3.0 reads schema_version = 1)`);
   const tables = doc.routes;
-  if (tables === undefined || typeof tables !== 'object' || Array.isArray(tables)) throw new GymError('BAD_INPUT', `switchyard deployment ${file}: routes: no [routes.<name>] table, so the proxy would serve no model`);
+  if (tables === undefined || typeof tables !== 'object' || Array.isArray(tables))
+    throw new GymError('BAD_INPUT', `switchyard deployment ${file}: routes: no [routes.<name>] table, so the proxy would serve no model`);
   const routes = Object.entries(tables as Record<string, unknown>).map(([key, value]) => {
     const id = (value as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') throw new GymError('BAD_INPUT', `switchyard deployment ${file}: routes.${key}.id: missing (the model name clients ask the route by)`);

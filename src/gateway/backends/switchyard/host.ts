@@ -31,7 +31,9 @@ export function switchyardPython(): string {
   const found = (existsSync(venvs) ? readdirSync(venvs) : [])
     .filter((name) => name.startsWith('switchyard-'))
     .map((name) => path.join(venvs, name))
-    .find((venv) => existsSync(path.join(venv, 'bin/python')) && existsSync(path.join(venv, '.requirements')) && readFileSync(path.join(venv, '.requirements'), 'utf8').trim() === SWITCHYARD_REQUIREMENT);
+    .find(
+      (venv) => existsSync(path.join(venv, 'bin/python')) && existsSync(path.join(venv, '.requirements')) && readFileSync(path.join(venv, '.requirements'), 'utf8').trim() === SWITCHYARD_REQUIREMENT,
+    );
   if (!found) throw new GymError('SETUP_FAILED', `${SWITCHYARD_REQUIREMENT} is not installed: run bash scripts/setup-switchyard.sh (or set GYMFLOW_SWITCHYARD_PYTHON to a python that has it)`);
   return path.join(found, 'bin/python');
 }
