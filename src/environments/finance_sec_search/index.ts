@@ -1,12 +1,11 @@
 // finance_sec_search (NeMo Gym's finance_sec_search with sec_local_index): SEC-filing research questions
 // answered with filing search tools over an offline corpus, the submitted answer graded 0/1/2 by a judge.
 import { z } from 'zod';
-import { jsonLoadsPlain } from '../../python/json';
-import { functionCalls, type ResponseObject } from '../../schemas/responses';
+import type { ResponseObject } from '../../schemas/responses';
 import { TaskRow } from '../../schemas/task';
 import { defineEnvironment } from '../define';
 import { askJudge, judgeMessage, lastJudgeText } from '../equivalence_llm_judge/judge';
-import { judgedQuestion } from '../finance_agent_v2';
+import { judgedQuestion, submittedAnswer } from '../finance_agent_v2';
 import { FilingIndex } from '../finance_agent_v2/search';
 import { edgarSearch } from '../finance_agent_v2/tools';
 import { JudgeError } from '../types';
@@ -26,24 +25,6 @@ export type FinanceSecSearchTask = z.infer<typeof FinanceSecSearchTask>;
 export const DEFAULT_MAX_END_DATE = '2025-04-07';
 const JUDGE_ATTEMPTS = 3;
 const HARD_GATE = 'Hard gate: submit_final_result tool call missing or empty. The agent must submit its final answer via submit_final_result to be graded.';
-
-/**
- * The answer: the last submit_final_result call's `final_result`. Arguments that are not a JSON object, or a
- * `final_result` that is not a string, count as no answer (NeMo Gym's verify fails on them with a 500).
- */
-export function submittedAnswer(response: ResponseObject): string {
-  const last = functionCalls(response.output).findLast((c) => c.name === 'submit_final_result');
-  if (!last) return '';
-  let args: unknown;
-  try {
-    args = jsonLoadsPlain(last.arguments);
-  } catch {
-    return '';
-  }
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return '';
-  const result = (args as { final_result?: unknown }).final_result;
-  return typeof result === 'string' ? result : '';
-}
 
 const Settings = z.object({
   /** binary: only [[2]] earns 1; scaled: [[1]] earns 0.5 too. */
