@@ -12,7 +12,8 @@
 #                    PostgreSQL 15 and CA certificates, by mmdebstrap, plus this machine's Node binary (the
 #                    project needs Node 20; Debian 12's is 18)
 #   bin-<key>/       the real Temporal server, its SQL schema tool and the Temporal UI server, built from the
-#                    Go module proxy at the versions below, and the PostgreSQL schema files of that server
+#                    Go module proxy at the versions the Temporal CLI embeds (see build_binaries), and the
+#                    PostgreSQL schema files of that server
 # The images: gymflow-compose-base:<key> imported from the tarball, then gymflow-postgresql, gymflow-temporal,
 # gymflow-temporal-ui, gymflow-deps (node_modules) and gymflow (the worker, gateway and API: the project's files
 # on gymflow-deps), each `:local`, built from the Dockerfiles in docker/ with the legacy builder (which never
@@ -23,10 +24,12 @@ cd "$(dirname "$0")/.."
 export HOME="${HOME:-/root}"
 export GOFLAGS="${GOFLAGS:-} -modcacherw"
 
-# The Temporal server the Temporal CLI (src/temporal/cli-binary.ts) embeds, and the UI server it serves, so the
-# compose stack and the dev server run the same code (and the Go build cache is shared with the CLI's build).
-TEMPORAL_SERVER=go.temporal.io/server@v1.29.1
-TEMPORAL_UI=github.com/temporalio/ui-server/v2@v2.42.1
+# The Temporal server and UI server, at the versions the Temporal CLI (src/temporal/cli-binary.ts) embeds and
+# built with the CLI's own dependency versions: the compose stack and the dev server run the same code, and
+# every package the CLI's build compiled is a Go build cache hit here, so this build is links, not minutes of
+# compiling (with the server's own go.mod most packages would differ in some dependency and build anew).
+TEMPORAL_CLI=$(sed -n "s/^export const TEMPORAL_CLI_MODULE = 'github.com\/temporalio\/cli\/cmd\/temporal@\(.*\)';$/\1/p" src/temporal/cli-binary.ts)
+[ -n "$TEMPORAL_CLI" ] || { echo "setup-compose: TEMPORAL_CLI_MODULE not found in src/temporal/cli-binary.ts" >&2; exit 1; }
 SUITE=bookworm
 PACKAGES=(postgresql ca-certificates)
 
@@ -35,26 +38,49 @@ mkdir -p "$cache"
 go=$(command -v go || echo /usr/local/go/bin/go)
 node=$(readlink -f "$(command -v node)")
 start=$(date +%s)
+clibin="${GYMFLOW_CACHE_DIR:-$PWD/.gymflow/bin}"
+
+# A build of the Temporal CLI under way (CI starts one first) is waited for: its staging folder is named by its pid.
+wait_for_cli_build() {
+  local staging pid
+  for staging in "$clibin"/.staging-*; do
+    pid=${staging##*-}
+    [ -d "$staging" ] && while kill -0 "$pid" 2>/dev/null; do sleep 1; done
+  done
+  return 0
+}
+
+moddir() { "$go" mod download -json "$1" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'; }
 
 build_binaries() {
-  local key dir staging
-  key=$(printf '%s\n' "$TEMPORAL_SERVER" "$TEMPORAL_UI" "$("$go" env GOVERSION)" | sha256sum | cut -c1-12)
+  local key dir staging mod cli_dir server_version ui_version
+  key=$(printf '%s\n' "cli@$TEMPORAL_CLI" "$("$go" env GOVERSION)" | sha256sum | cut -c1-12)
   dir="$cache/bin-$key"
   if [ ! -x "$dir/temporal-ui-server" ]; then
+    wait_for_cli_build
     staging="$dir.partial-$$"
-    rm -rf "$staging" && mkdir -p "$staging"
-    GOBIN="$PWD/$staging" CGO_ENABLED=0 "$go" install -ldflags '-s -w' \
-      "go.temporal.io/server/cmd/server@${TEMPORAL_SERVER#*@}" "go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER#*@}"
-    mv "$staging/server" "$staging/temporal-server"
-    mv "$staging/sql" "$staging/temporal-sql-tool"
+    rm -rf "$staging" && mkdir -p "$staging/mod"
+    cli_dir=$(moddir "github.com/temporalio/cli@$TEMPORAL_CLI")
+    mod="$staging/mod"
+    # A module of our own with the CLI's requirements (go.sum too), so the versions are the CLI's.
+    sed '1s#.*#module gymflow.local/temporal-parts#' "$cli_dir/go.mod" > "$mod/go.mod"
+    cp "$cli_dir/go.sum" "$mod/go.sum" && chmod u+w "$mod/go.sum"
+    server_version=$(sed -n 's#^[[:space:]]*go.temporal.io/server \(v[^ ]*\).*#\1#p' "$mod/go.mod")
+    ui_version=$(sed -n 's#^[[:space:]]*github.com/temporalio/ui-server/v2 \(v[^ ]*\).*#\1#p' "$mod/go.mod")
+    # -mod=mod: the server's commands import two small CLI libraries the Temporal CLI does not, so their go.sum lines are added.
+    (
+      cd "$mod"
+      export CGO_ENABLED=0 GOFLAGS="$GOFLAGS -mod=mod"
+      "$go" build -ldflags '-s -w' -o ../temporal-server go.temporal.io/server/cmd/server
+      "$go" build -ldflags '-s -w' -o ../temporal-sql-tool go.temporal.io/server/cmd/tools/sql
+      "$go" build -ldflags '-s -w' -o ../temporal-ui-server github.com/temporalio/ui-server/v2/cmd/server
+    )
+    rm -rf "$mod"
     # The versioned PostgreSQL schema the SQL tool applies, from the server module just built.
-    local src
-    src=$("$go" mod download -json "$TEMPORAL_SERVER" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
     mkdir -p "$staging/schema"
-    cp -r "$src/schema/postgresql" "$staging/schema/"
+    cp -r "$(moddir "go.temporal.io/server@$server_version")/schema/postgresql" "$staging/schema/"
     chmod -R u+w "$staging/schema"
-    GOBIN="$PWD/$staging" CGO_ENABLED=0 "$go" install -ldflags '-s -w' "github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI#*@}"
-    mv "$staging/server" "$staging/temporal-ui-server"
+    printf 'temporal server %s, ui-server %s (the Temporal CLI %s build)\n' "$server_version" "$ui_version" "$TEMPORAL_CLI" > "$staging/VERSIONS"
     rm -rf "$dir" && mv "$staging" "$dir"
   fi
   echo "$dir"
@@ -164,12 +190,7 @@ build gymflow-postgresql "$(hash_of docker/postgresql/* <(echo "$base"))" docker
 cli="${TEMPORAL_CLI_PATH:-}"
 [ -n "$cli" ] || cli=$(command -v temporal || true)
 if [ -z "$cli" ]; then
-  # A build of it under way (CI starts one first) is waited for: its staging folder is named by its pid.
-  clibin="${GYMFLOW_CACHE_DIR:-$PWD/.gymflow/bin}"
-  for staging in "$clibin"/.staging-*; do
-    pid=${staging##*-}
-    [ -d "$staging" ] && while kill -0 "$pid" 2>/dev/null; do sleep 1; done
-  done
+  wait_for_cli_build
   bash scripts/build-temporal-cli.sh >&2
   cli="$clibin/temporal"
 fi
