@@ -8,10 +8,12 @@ import { createRoundActivity } from './rollout-rounds';
 import { createRolloutSteps } from './rollout-steps';
 import { finalizeRun } from './results';
 import { createSandboxActivities } from './sandbox';
+import type { Slots } from '../src/util/slots';
 
-export function createActivities(deps: { gateway: Gateway }) {
+/** `rolloutSlots`: the worker's cap on the rollouts its batches play at once (absent: each batch's own width). */
+export function createActivities(deps: { gateway: Gateway; rolloutSlots?: Slots }) {
   const steps = createRolloutSteps(deps);
-  const batch = createBatchActivity(steps, createHarnessRollout(deps));
+  const batch = createBatchActivity(steps, createHarnessRollout(deps), deps.rolloutSlots);
   const rounds = createRoundActivity(steps);
   return {
     collateRun,

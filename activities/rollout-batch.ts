@@ -4,6 +4,7 @@
 // so a retried batch skips them and only restarts the rollouts that were in flight.
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RolloutStage } from '../src/errors';
+import type { Slots } from '../src/util/slots';
 import { MemoryJournal } from '../src/store/journal';
 import { FINISHING, playRollout } from '../workflows/agent-loop';
 import type { RetrySettings } from '../workflows/definitions';
@@ -39,7 +40,8 @@ export function keyOf(ordinal: number, numRepeats: number, attemptIndex?: number
   return attemptIndex ? { ...key, attemptIndex } : key;
 }
 
-export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRollout) {
+/** `slots`: the worker's cap on rollouts played at once over all its batches (`--max-rollouts`). */
+export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRollout, slots?: Slots) {
   /** One rollout with its own retries, played its row's way; resolves once it is recorded or in the sidecar. */
   async function settle(input: BatchInput, key: RolloutKey, signal: AbortSignal): Promise<{ reward?: number }> {
     const attempt = Context.current().info.attempt;
@@ -84,7 +86,10 @@ export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRol
         const lane = async () => {
           for (let ordinal = queue.shift(); ordinal !== undefined; ordinal = queue.shift()) {
             if (ctx.cancellationSignal.aborted) return;
-            const { reward } = await settle(input, keyOf(ordinal, input.numRepeats, attempts.get(ordinal)), ctx.cancellationSignal);
+            const release = slots && (await slots.take(ctx.cancellationSignal).catch(() => undefined));
+            // Cancelled while waiting for a slot: the rollout was not started, so a retry of the batch plays it.
+            if (slots && !release) return;
+            const { reward } = await settle(input, keyOf(ordinal, input.numRepeats, attempts.get(ordinal)), ctx.cancellationSignal).finally(release);
             if (reward === undefined) counts.failed++;
             else {
               counts.done++;

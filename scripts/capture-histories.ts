@@ -32,6 +32,8 @@ interface Scenario {
   ends: 'COMPLETED' | 'FAILED' | 'CANCELLED';
   /** Why this scenario is not captured any more (its branch stays covered by older histories). */
   skip?: string;
+  /** The batches on a rollout queue of their own, played by a second worker with the `rollouts` role. */
+  rolloutQueue?: boolean;
 }
 
 const INPUT = (env: string) => `tests/fixtures/nemo-gym/${env}/example.jsonl`;
@@ -168,6 +170,12 @@ const SCENARIOS: Scenario[] = [
     ends: 'COMPLETED',
   },
   {
+    what: 'rollout grain, batches on a rollout queue of their own',
+    run: { envName: 'mcqa', input: INPUT('mcqa'), limit: 2, numRepeats: 2, concurrency: 2, durability: 'rollout' },
+    rolloutQueue: true,
+    ends: 'COMPLETED',
+  },
+  {
     what: 'rollout grain, cancelled',
     run: { envName: 'mcqa', input: INPUT('mcqa'), limit: 5, numRepeats: 4, concurrency: 2, durability: 'rollout', model: { accuracy: 0.5, seed: 3, latency_ms: 500 } },
     drive: (handle, { runDir }) => cancelMidway(handle, runDir),
@@ -178,7 +186,8 @@ const SCENARIOS: Scenario[] = [
 async function capture(server: TestServer, client: Client, scenario: Scenario) {
   const runDir = await tempDir('gymflow-histories-');
   const { input, ...run } = scenario.run;
-  const base = runConfig({ model: { accuracy: 0.5, seed: 3 }, ...run, runDir, inputFile: path.resolve(input) });
+  const made = runConfig({ model: { accuracy: 0.5, seed: 3 }, ...run, runDir, inputFile: path.resolve(input) });
+  const base = scenario.rolloutQueue ? { ...made, rolloutQueue: `${made.taskQueue}-rollouts` } : made;
   const config = scenario.unreachableModel ? { ...base, model: parseModelSpec({ backend: 'openai', model: 'unreachable', base_url: CLOSED_PORT_URL, api_key_env: KEY_ENV }) } : base;
   await scenario.prepare?.(runDir);
   const total = (run.limit ?? 5) * (run.numRepeats ?? 1);
@@ -186,12 +195,12 @@ async function capture(server: TestServer, client: Client, scenario: Scenario) {
   try {
     const handle = await startRunWorkflow(server, config);
     const worker = await createGymWorker({ connection, namespace: 'default', taskQueue: config.taskQueue, logger: quietLogger });
-    await worker.run(
-      (async () => {
-        await scenario.drive?.(handle, { total, runDir });
-        await handle.result().catch(() => {});
-      })(),
-    );
+    const rollouts = config.rolloutQueue ? await createGymWorker({ connection, namespace: 'default', taskQueue: config.rolloutQueue, role: 'rollouts', logger: quietLogger }) : undefined;
+    const ended = (async () => {
+      await scenario.drive?.(handle, { total, runDir });
+      await handle.result().catch(() => {});
+    })();
+    await Promise.all([worker.run(ended), rollouts?.run(ended)]);
     const status = (await handle.describe()).status.name;
     if (status !== scenario.ends) throw new Error(`"${scenario.what}" ended ${status}, not ${scenario.ends}`);
   } finally {

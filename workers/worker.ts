@@ -1,5 +1,6 @@
 // A Gymflow worker: the model gateway plus every workflow and activity on one task queue (a run's own,
-// or a shared pool's). One process is the default; more processes (on more machines) scale it out.
+// or a shared pool's). One process is the default; more processes (on more machines) scale it out. A
+// `rollouts` worker plays only the rollout grain's batches, on a run's rollout queue, with a cap of its own.
 import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString, type NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -9,8 +10,10 @@ import { startGateway, type Gateway, type GatewayOptions } from '../src/gateway/
 import { installTracing } from '../src/tracing/provider';
 import { WORKFLOW_TRACING_MODULES, workerTracingOptions } from '../src/tracing/temporal';
 import { PACKAGE_ROOT } from '../src/util/paths';
+import { Slots } from '../src/util/slots';
 import { MAX_CONCURRENCY } from '../workflows/definitions';
 import { workflowBundle } from './bundle';
+import type { WorkerRole } from './roles';
 
 export const WORKFLOWS_PATH = path.join(PACKAGE_ROOT, 'workflows', 'index.ts');
 
@@ -46,7 +49,9 @@ export async function createGymWorker(opts: {
   namespace: string;
   taskQueue: string;
   logger: Logger;
-  maxConcurrentActivities?: number;
+  role?: WorkerRole;
+  /** Rollouts this worker's batches play at once, over all of them (default: each batch's own width). */
+  maxRollouts?: number;
   /** Where the gateway listens (default a free loopback port) and its token (default a fresh one). */
   gateway?: Omit<GatewayOptions, 'logger'>;
 }): Promise<GymWorker> {
@@ -56,16 +61,18 @@ export async function createGymWorker(opts: {
   await reapOrphans(opts.logger.child({ component: 'sandbox-reaper' }));
   const gateway = await startGateway({ ...opts.gateway, logger: opts.logger.child({ component: 'gateway' }) });
   const { interceptors, sinks } = workerTracingOptions(tracing);
+  const rolloutSlots = opts.maxRollouts ? new Slots(opts.maxRollouts) : undefined;
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     // The interceptor modules are bundled in, so they are not passed again.
-    workflowBundle: await workflowBundle(WORKFLOWS_PATH, tracing ? WORKFLOW_TRACING_MODULES : [], opts.logger),
-    activities: createActivities({ gateway }),
+    ...(opts.role === 'rollouts' ? {} : { workflowBundle: await workflowBundle(WORKFLOWS_PATH, tracing ? WORKFLOW_TRACING_MODULES : [], opts.logger) }),
+    activities: createActivities({ gateway, rolloutSlots }),
     interceptors: interceptors && { activity: interceptors.activity },
     sinks,
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
+    // A batch plays at least one rollout at a time: more batches than slots would only wait on them.
+    maxConcurrentActivityTaskExecutions: Math.min(200, opts.maxRollouts ?? 200),
     // Every rollout in flight in the "turn" grain is one local activity at a time.
     maxConcurrentLocalActivityExecutions: MAX_CONCURRENCY,
     maxCachedWorkflows: 1000,

@@ -62,6 +62,11 @@ export interface RunInput {
   stepsPerExecution?: number;
   /** Play only these rollouts (a retry of sidecar rollouts); the metrics still cover the whole run. */
   only?: RolloutSelection;
+  /**
+   * The task queue of the rollout grain's batches (whole rollouts: harnesses, sandboxes), when workers of
+   * their own (`gym worker start --role rollouts`) play them; absent: the run's own queue.
+   */
+  rolloutQueue?: string;
 }
 
 export interface ShardCounts {
@@ -86,6 +91,8 @@ export interface ShardInput {
   stepsPerExecution?: number;
   /** This shard's part of a run's selection: it plays these instead of its ordinals of `total`. */
   only?: RolloutSelection;
+  /** Where the shard's batch activities go (the run's `rolloutQueue`); absent: the shard's own queue. */
+  rolloutQueue?: string;
   /** Carried across continue-as-new: the next position in this shard's sequence, the counts so far, and
    *  the rollouts that were in flight with the step each continues at. */
   cursor?: number;

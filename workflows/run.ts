@@ -143,6 +143,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
               ...(startStopping ? { stopping: true } : {}),
               stepsPerExecution: input.stepsPerExecution,
               ...(input.only ? { only: selectionPart(input.only, shards, s) } : {}),
+              ...(input.rolloutQueue ? { rolloutQueue: input.rolloutQueue } : {}),
             },
           ],
           parentClosePolicy: ParentClosePolicy.TERMINATE,

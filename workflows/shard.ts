@@ -62,7 +62,7 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
   // Step failures are retried and routed to the sidecar inside the activity; a failed round means the
   // worker or the run folder failed (a full disk is not retried): the shard, and the run, stop with it.
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 minutes', retry });
-  const batches = proxyActivities<Activities>({ startToCloseTimeout: '24 hours', heartbeatTimeout: input.retry.heartbeatTimeoutMs, retry });
+  const batches = proxyActivities<Activities>({ startToCloseTimeout: '24 hours', heartbeatTimeout: input.retry.heartbeatTimeoutMs, retry, taskQueue: input.rolloutQueue });
   const budget = input.stepsPerExecution ?? DEFAULT_STEPS_PER_EXECUTION;
 
   const hasMore = () => resume.length > 0 || (only ? cursor < only.ordinals.length : input.shard + cursor * input.shards < input.total);

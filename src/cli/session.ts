@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { connectClient, connectWorker, ensureServer, temporalSettingsFromEnv, type TemporalSettings } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/register-search-attributes';
+import type { WorkerRole } from '../../workers/roles';
 import type { GymWorker } from '../../workers/worker';
 import type { GatewayOptions } from '../gateway/server';
 
@@ -40,11 +41,11 @@ export async function openSession(say: (line: string) => void): Promise<Session>
 }
 
 /** A worker for one task queue: a run's own, or a shared pool's. */
-export async function startWorker(session: Session, logger: Logger, taskQueue: string, gateway?: GatewayOptions): Promise<GymWorker> {
+export async function startWorker(session: Session, logger: Logger, taskQueue: string, gateway?: GatewayOptions, limits: { role?: WorkerRole; maxRollouts?: number } = {}): Promise<GymWorker> {
   // Loaded here: the worker brings Temporal's native core, every activity and environment, and the
   // gateway, which commands that only read or steer a run never use.
   const { createGymWorker, installRuntime } = await import('../../workers/worker');
   installRuntime(logger);
   const connection = await connectWorker(session.settings);
-  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue, logger, gateway });
+  return createGymWorker({ connection, namespace: session.settings.namespace, taskQueue, logger, gateway, ...limits });
 }

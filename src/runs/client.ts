@@ -53,8 +53,8 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
       throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
     }
     // Concurrency, transport, retries, endpoints and exporters may change on resume; the identity may not.
-    const { concurrency, shards, taskQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } = config;
-    const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } };
+    const { concurrency, shards, taskQueue, rolloutQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } = config;
+    const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, rolloutQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } };
     await store.writeJson(store.manifestPath, manifest);
     return { manifest, resumed: true };
   }

@@ -30,6 +30,8 @@ export const RunConfig = z.object({
   shards: z.number().int().min(1).max(MAX_SHARDS),
   /** The task queue the run's work is on: its own by default, so no other run's worker picks it up. */
   taskQueue: z.string().min(1),
+  /** The rollout grain's batches on a queue of their own (`--rollout-queue`), played by `gym worker start --role rollouts`. */
+  rolloutQueue: z.string().min(1).optional(),
   maxSteps: z.number().int().min(1).optional(),
   /** What of its history the model is shown on each call (`--history-policy`); absent: all of it. */
   historyPolicy: HistoryPolicy.optional(),

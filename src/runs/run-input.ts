@@ -1,5 +1,5 @@
 // The run workflow's input as a zod schema: the run's configuration without what only the client uses
-// (task queue, exporters). Published as JSON Schema (docs/api/run-workflow-input.schema.json) so other
+// (its task queue, exporters). Published as JSON Schema (docs/api/run-workflow-input.schema.json) so other
 // languages' Temporal SDKs can start runs; it names secrets by environment variable, never holds them.
 import { z } from 'zod';
 import type { RunInput as WorkflowRunInput } from '../../workflows/definitions';
@@ -21,6 +21,7 @@ export const RunInput = RunConfig.pick({
   stepsPerExecution: true,
   durability: true,
   shards: true,
+  rolloutQueue: true,
 }).strict();
 export type RunInput = z.infer<typeof RunInput>;
 

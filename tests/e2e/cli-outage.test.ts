@@ -1,14 +1,12 @@
 // `gym eval run` through a Temporal outage, as a user sees it: the real command as a subprocess, its
 // in-process worker, and a real dev server SIGKILLed mid-run. It waits, says so, and finishes the run
 // when the server is back; when the server stays away it ends at --reconnect-timeout with a resume hint.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GYM } from '../helpers/gym-cli';
+import { gymLive } from '../helpers/gym-cli';
 import { tempDir } from '../helpers/run';
 import { startTestServer } from '../helpers/temporal-server';
-import { waitFor } from '../helpers/worker-process';
 import { stopDevServer } from '../../src/temporal/dev-server';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../fixtures/nemo-gym/example_multi_step/example.jsonl');
@@ -24,35 +22,6 @@ const recordedIds = (out: string): string[] => {
     .slice(0, -1)
     .map((l) => JSON.parse(l)._ng_rollout_id);
 };
-
-/** The command as a subprocess whose output can be watched while it runs. */
-function gymLive(args: string[], env: Record<string, string>, timeoutMs: number) {
-  const child = spawn(process.execPath, [GYM, ...args], { env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve(code))));
-  let code: number | null | undefined;
-  void exited.then((c) => (code = c));
-  return {
-    exited,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    /** Waits for `check`, failing at once (with the output) if the command ends first. */
-    async until(check: () => boolean, what: string, ms = 180_000) {
-      await waitFor(
-        () => {
-          if (code !== undefined && !check()) throw new Error(`gym exited (${code}) before ${what}:\n${stdout}\n${stderr.slice(-3000)}`);
-          return check();
-        },
-        what,
-        ms,
-      );
-    },
-  };
-}
 
 const runArgs = (out: string, extra: string[] = []) => [
   'eval',

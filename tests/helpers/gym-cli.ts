@@ -1,6 +1,7 @@
 // Runs the real `gym` command as a subprocess, the way a user does.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { waitFor } from './worker-process';
 
 export const GYM = path.resolve(import.meta.dirname, '../../bin/gym.mjs');
 
@@ -33,4 +34,34 @@ export function gym(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** The command as a subprocess whose output can be watched while it runs. */
+export function gymLive(args: string[], env: Record<string, string>, timeoutMs = 180_000) {
+  const child = spawn(process.execPath, [GYM, ...args], { env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve(code))));
+  let code: number | null | undefined;
+  void exited.then((c) => (code = c));
+  return {
+    pid: child.pid!,
+    exited,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    /** Waits for `check`, failing at once (with the output) if the command ends first. */
+    async until(check: () => boolean, what: string, ms = 180_000) {
+      await waitFor(
+        () => {
+          if (code !== undefined && !check()) throw new Error(`gym exited (${code}) before ${what}:\n${stdout}\n${stderr.slice(-3000)}`);
+          return check();
+        },
+        what,
+        ms,
+      );
+    },
+  };
 }

@@ -12,9 +12,9 @@ export interface WorkerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A worker for one run (its folder) or, with `taskQueue`, for a named pool. */
-export function spawnWorker(env: Record<string, string>, target: { runDir: string } | { taskQueue: string }): WorkerProcess {
-  const args = 'runDir' in target ? ['--run', target.runDir] : ['--task-queue', target.taskQueue];
+/** A worker for one run (its folder) or, with `taskQueue`, for a named pool; `flags` as `gym worker start` takes them. */
+export function spawnWorker(env: Record<string, string>, target: { runDir: string } | { taskQueue: string }, flags: string[] = []): WorkerProcess {
+  const args = [...('runDir' in target ? ['--run', target.runDir] : ['--task-queue', target.taskQueue]), ...flags];
   const child = spawn(process.execPath, [GYM, 'worker', 'start', ...args], {
     env: { ...process.env, GYMFLOW_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

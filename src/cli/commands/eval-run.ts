@@ -77,6 +77,9 @@ ${BACKOFF_USAGE}
                        rollout (batches of rollouts in heartbeating activities; resumes per finished rollout)
   --shards N           shard workflows the rollouts are spread over (default: one per 128 in flight)
   --task-queue Q       run on a shared worker pool (gym worker start --task-queue Q) instead of the run's own queue
+  --rollout-queue Q    the rollout grain's batches (whole rollouts: harnesses, sandboxes) on queue Q, played by
+                       workers of their own: gym worker start --task-queue Q --role rollouts [--max-rollouts N]
+                       (this process and --task-queue's workers then only orchestrate; docs/operations.md)
   --run-id ID          name of the run (default: the output folder's name and a hash of its path)
   --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
@@ -153,6 +156,7 @@ export const EVAL_RUN_FLAGS = {
   durability: { type: 'string' },
   shards: { type: 'string' },
   'task-queue': { type: 'string' },
+  'rollout-queue': { type: 'string' },
   'run-id': { type: 'string' },
   detach: { type: 'boolean' },
   'no-worker': { type: 'boolean' },
@@ -345,6 +349,15 @@ function durabilityOf(values: Values, environments: readonly EnvRef[], routed: b
   return 'rollout';
 }
 
+/** Only the rollout grain has batches to send elsewhere; the turn grain's steps run beside their shard. */
+function checkRolloutQueue(config: RunConfig): void {
+  if (config.rolloutQueue === undefined) return;
+  if (config.durability !== 'rollout') {
+    throw new GymError('BAD_FLAG', `--rollout-queue ${config.rolloutQueue} needs the rollout grain: the turn grain's steps run as local activities beside their shard (add --durability rollout)`);
+  }
+  if (config.rolloutQueue === config.taskQueue) throw new GymError('BAD_FLAG', `--rollout-queue ${config.rolloutQueue} is the run's own task queue: name another queue, or drop the flag`);
+}
+
 const warnOnStderr = (message: string) => process.stderr.write(`gym: warning: ${message}\n`);
 
 /** A run from a NeMo Gym configuration: its rows name their environments; `env` is the first row's. */
@@ -377,6 +390,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     concurrency,
     shards: intFlag(values, 'shards', { min: 1, max: MAX_SHARDS, fallback: defaultShards(concurrency) }),
     taskQueue: (values['task-queue'] as string | undefined) ?? runTaskQueue(runId),
+    rolloutQueue: values['rollout-queue'],
     maxSteps: intFlag(values, 'max-steps', { min: 1 }),
     historyPolicy: historyPolicyFlag(values, environments),
     durability: durabilityOf(values, environments, !!routed),
@@ -393,6 +407,7 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     const issue = parsed.error.issues[0]!;
     throw new GymError('BAD_FLAG', `invalid run settings: ${issue.path.join('.')}: ${issue.message}`);
   }
+  checkRolloutQueue(parsed.data);
   checkOutputDir(runDir);
   return parsed.data;
 }

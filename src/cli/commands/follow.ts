@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { queryProgress, runStatus } from '../../runs/client';
+import { queryProgress, readManifest, runStatus } from '../../runs/client';
 import type { Manifest } from '../../runs/manifest';
 import type { RunMetrics } from '../../metrics/aggregate';
 import { RunStore } from '../../store/run-store';
@@ -14,8 +14,11 @@ import { createProgressReporter } from '../progress';
 import { isConnectionLoss, ServerLink } from '../reconnect';
 import { formatMetrics } from '../report';
 import { runFailureError } from '../run-failure';
+import { rolloutQueuePolled, unpolledRolloutQueueHint } from '../rollout-queue';
 import { startWorker, type Session } from '../session';
 import type { GymWorker } from '../../../workers/worker';
+
+const ROLLOUT_QUEUE_GRACE_MS = 5000;
 
 /** How a followed run ends: the coverage it must reach, and how long a lost server is waited for. */
 export interface FollowSettings {
@@ -89,8 +92,20 @@ export async function followRun(
     }
   })();
   let stopped = false;
+  const rolloutQueue = (await readManifest(opts.runDir))?.config.rolloutQueue;
   const poll = (async () => {
+    // A worker that has just started may not have polled yet: the rollout queue is looked at after a few seconds, once.
+    const lookAt = Date.now() + ROLLOUT_QUEUE_GRACE_MS;
+    let looked = !rolloutQueue;
     while (!stopped) {
+      if (!looked && Date.now() >= lookAt && !link.lost) {
+        looked = true;
+        const polled = await rolloutQueuePolled(session.client, session.settings.namespace, rolloutQueue!).catch(() => true);
+        if (!polled && !stopped) {
+          reporter.finish();
+          say(unpolledRolloutQueueHint(rolloutQueue!));
+        }
+      }
       const p = link.lost ? undefined : await queryProgress(handle);
       if (p && !stopped && !link.lost) reporter.update(p);
       await sleep(1000);

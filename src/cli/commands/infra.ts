@@ -10,6 +10,8 @@ import { temporalSettingsFromEnv } from '../../temporal/connection';
 import { intFlag, parseFlags } from '../args';
 import { readManifest } from '../../runs/client';
 import { openSession, startWorker } from '../session';
+import { WORKER_ROLES, type WorkerRole } from '../../../workers/roles';
+import { MAX_CONCURRENCY } from '../../../workflows/definitions';
 
 const SERVER_USAGE = 'usage: gym server start [--port P] [--ui-port U] [--headless] | gym server stop | gym server status';
 
@@ -67,34 +69,45 @@ export async function worker(argv: string[], logger: Logger, say: (line: string)
   const [sub, ...rest] = argv;
   const usage = `usage: gym worker start --run <run folder>     work on one run (its own task queue)
        gym worker start --task-queue <name>   a shared pool, for runs started with --task-queue <name>
+  [--role R]          all (default: workflows, steps, collation, batches) or rollouts (only the rollout grain's
+                      batches, from a run's --rollout-queue: with --run, that run's; with --task-queue, the queue named)
+  [--max-rollouts N]  rollouts this worker's batches play at once, over all of them (default: as the runs ask)
   [--gateway-host H] [--gateway-port P]   where the worker's model gateway listens (default a free loopback port);
                                           its token is GYMFLOW_GATEWAY_TOKEN when set`;
-  const { values } = parseFlags(rest, { run: { type: 'string' }, 'task-queue': { type: 'string' }, 'gateway-host': { type: 'string' }, 'gateway-port': { type: 'string' } }, usage);
+  const { values } = parseFlags(
+    rest,
+    { run: { type: 'string' }, 'task-queue': { type: 'string' }, role: { type: 'string' }, 'max-rollouts': { type: 'string' }, 'gateway-host': { type: 'string' }, 'gateway-port': { type: 'string' } },
+    usage,
+  );
   if (values.help || sub !== 'start') {
     if (sub && sub !== 'start') throw new GymError('BAD_FLAG', `unknown worker command "${sub}"\n\n${usage}`);
     return say(usage);
   }
-  const taskQueue = await workerTaskQueue(values.run as string | undefined, values['task-queue'] as string | undefined, usage);
+  const role = (values.role as string | undefined) ?? 'all';
+  if (!(WORKER_ROLES as readonly string[]).includes(role)) throw new GymError('BAD_FLAG', `--role ${role}: use ${WORKER_ROLES.join(' or ')}\n\n${usage}`);
+  const maxRollouts = intFlag(values, 'max-rollouts', { min: 1, max: MAX_CONCURRENCY });
+  const taskQueue = await workerTaskQueue(values.run as string | undefined, values['task-queue'] as string | undefined, role as WorkerRole, usage);
   const session = await openSession(say);
-  const w = await startWorker(session, logger, taskQueue, {
-    host: values['gateway-host'] as string | undefined,
-    port: intFlag(values, 'gateway-port', { min: 0, max: 65535 }),
-    token: process.env.GYMFLOW_GATEWAY_TOKEN || undefined,
-  });
+  const gateway = { host: values['gateway-host'] as string | undefined, port: intFlag(values, 'gateway-port', { min: 0, max: 65535 }), token: process.env.GYMFLOW_GATEWAY_TOKEN || undefined };
+  const w = await startWorker(session, logger, taskQueue, gateway, { role: role as WorkerRole, maxRollouts });
   const stop = () => w.worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  say(`worker polling task queue ${taskQueue} on ${session.settings.address}; gateway at ${w.gateway.url}`);
+  const what = role === 'rollouts' ? 'rollout batches of task queue' : 'task queue';
+  say(`worker polling ${what} ${taskQueue} on ${session.settings.address}${maxRollouts ? `, at most ${maxRollouts} rollouts at once` : ''}; gateway at ${w.gateway.url}`);
   await w.run();
   await session.close();
 }
 
 /** A worker serves one run's queue or one named pool, never every run on the server. */
-async function workerTaskQueue(run: string | undefined, pool: string | undefined, usage: string): Promise<string> {
+async function workerTaskQueue(run: string | undefined, pool: string | undefined, role: WorkerRole, usage: string): Promise<string> {
   if (run && pool) throw new GymError('BAD_FLAG', `give --run or --task-queue, not both\n\n${usage}`);
   if (pool) return pool;
   if (!run) throw new GymError('BAD_FLAG', `a worker needs --run <run folder> or --task-queue <name>\n\n${usage}`);
   const manifest = await readManifest(run);
   if (!manifest) throw new GymError('NOT_FOUND', `--run: ${run} holds no manifest.json; pass the folder given to --output of gym eval run`);
-  return manifest.config.taskQueue;
+  if (role !== 'rollouts') return manifest.config.taskQueue;
+  if (!manifest.config.rolloutQueue)
+    throw new GymError('BAD_FLAG', `--role rollouts: run ${manifest.run_id} has no rollout queue (it was not started with --rollout-queue); its own workers play its batches`);
+  return manifest.config.rolloutQueue;
 }
