@@ -168,7 +168,7 @@ describe('gym gateway serve as the model endpoint, restarted mid-run', () => {
 
 describe('the environment server (gym env serve, driven with --env remote) down', () => {
   const TOOLS = ['get_synonym_value', 'extract_synonym_values'];
-  const remoteRun = (runDir: string, url: string, timeouts: RemoteTimeoutsInput = {}) => {
+  const remoteRun = (runDir: string, url: string, timeouts: RemoteTimeoutsInput = {}, concurrency = 2) => {
     const envName = remoteEnvironmentName(url, TOOLS, timeouts);
     const fixtures = path.join(FIXTURES, 'example_multi_step');
     return runConfig({
@@ -176,7 +176,7 @@ describe('the environment server (gym env serve, driven with --env remote) down'
       envName,
       inputFile: path.join(fixtures, 'example.jsonl'),
       numRepeats: 4,
-      concurrency: 2,
+      concurrency,
       maximumAttempts: 3,
       model: { env: envName, latency_ms: 100, replay_files: [path.join(fixtures, 'example_rollouts.jsonl')] },
     });
@@ -206,7 +206,8 @@ describe('the environment server (gym env serve, driven with --env remote) down'
     try {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
       const runDir = await tempDir('gymflow-fault-env-silent-');
-      await bounded('the run against a silent environment server', HANG_MS, runInProcess(server, remoteRun(runDir, url, { first_byte_ms: 1_000, total_ms: 3_000 })));
+      // Each rollout waits out the bound on every attempt: ten at once, not two, so the test takes seconds, not a minute.
+      await bounded('the run against a silent environment server', HANG_MS, runInProcess(server, remoteRun(runDir, url, { first_byte_ms: 1_000, total_ms: 3_000 }, 10)));
       const { failures } = await expectFaultInvariants(runDir, { tasks: 5, repeats: 4, sidecarClasses: ['timeout'] });
       expect(failures).toHaveLength(20);
       for (const failure of failures) expect(failure.message).toMatch(/gave no answer within first_byte_ms \(1000 ms\)/);
