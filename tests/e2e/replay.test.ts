@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installTracing } from '../../src/tracing/provider';
-import { workerTracingOptions } from '../../src/tracing/temporal';
+import { WORKFLOW_TRACING_MODULES, workerTracingOptions } from '../../src/tracing/temporal';
+import { workflowBundle } from '../../workers/bundle';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 import { runWorkflowId } from '../../workflows/definitions';
 import { captureRunHistories, committedHistories } from '../helpers/histories';
@@ -14,10 +15,11 @@ import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 async function replayAll(histories: { workflowId: string; history: unknown }[]) {
   const results = [];
-  // With the workers' OpenTelemetry interceptors bundled in, as every worker runs the workflows.
+  // The bundle every worker runs, with the OpenTelemetry interceptors in it (built once, not per replay).
   const tracing = workerTracingOptions(installTracing('gymflow-replay', quietLogger, { files: true, otlp: false }));
-  expect(tracing.interceptors?.workflowModules?.length).toBeGreaterThan(0);
-  for await (const r of Worker.runReplayHistories({ workflowsPath: WORKFLOWS_PATH, ...tracing }, histories)) results.push(r);
+  expect(tracing.interceptors?.workflowModules).toEqual(WORKFLOW_TRACING_MODULES);
+  const bundle = await workflowBundle(WORKFLOWS_PATH, WORKFLOW_TRACING_MODULES);
+  for await (const r of Worker.runReplayHistories({ workflowBundle: bundle, sinks: tracing.sinks }, histories)) results.push(r);
   return results;
 }
 
