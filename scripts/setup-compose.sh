@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The images of docker-compose.yml, built offline from this repository: nothing comes from Docker Hub.
 #   bash scripts/setup-compose.sh                build the parts not cached yet (no Docker daemon needed)
+#   bash scripts/setup-compose.sh binaries       only the Go-built part (the Temporal server and UI): no Debian package needed
 #   bash scripts/setup-compose.sh images         the same, then build the images into the Docker daemon at DOCKER_HOST
 #                                                (or the default socket): then `docker-compose up -d`
 #   bash scripts/setup-compose.sh cache-images   the same into the image cache the compose test uses: a private
@@ -103,7 +104,23 @@ build_base() {
 }
 
 mode="${1:-}"
-case "$mode" in '' | images | cache-images) ;; *) echo "usage: bash scripts/setup-compose.sh [images|cache-images]" >&2; exit 2 ;; esac
+case "$mode" in '' | binaries | images | cache-images) ;; *) echo "usage: bash scripts/setup-compose.sh [binaries|images|cache-images]" >&2; exit 2 ;; esac
+# One build of each part at a time: CI starts the binaries' first and this script again later, and the compose
+# test runs it too; a second caller waits for the first's part, then finds it cached.
+locked() {
+  local name=$1
+  shift
+  (
+    exec 9> "$cache/.lock-$name"
+    flock 9
+    "$@"
+  )
+}
+if [ "$mode" = binaries ]; then
+  # Only the Go part, which needs no Debian package: CI starts it first, beside its downloads.
+  echo "setup-compose: binaries ready in $(( $(date +%s) - start )) s ($(locked binaries build_binaries))" >&2
+  exit 0
+fi
 missing=()
 command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
 if [ -n "$mode" ]; then
@@ -118,12 +135,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
 fi
 
-# One build of the parts at a time (CI starts this script twice, the second waits for the first's parts).
-exec 9> "$cache/.lock"
-flock 9
 # The two builds are independent: the Go build is CPU, mmdebstrap mostly download and unpacking.
-build_binaries > "$cache/.bin-path-$$" & binaries=$!
-tarball=$(build_base)
+locked binaries build_binaries > "$cache/.bin-path-$$" & binaries=$!
+tarball=$(locked base build_base)
 wait "$binaries"
 bin=$(cat "$cache/.bin-path-$$") && rm -f "$cache/.bin-path-$$"
 echo "setup-compose: parts ready in $(( $(date +%s) - start )) s ($tarball, $bin)" >&2
