@@ -22,6 +22,18 @@ const user = os.userInfo().username;
 const instancesDir = path.join(os.homedir(), '.apptainer', 'instances', 'app', os.hostname(), user);
 const fileOf = (name) => path.join(instancesDir, name, `${name}.json`);
 
+/** The process group `pid` leads, or else the process alone. */
+function killGroup(pid) {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+      return;
+    } catch {
+      // Not a group leader, or gone.
+    }
+  }
+}
+
 function alive(pid) {
   try {
     process.kill(pid, 0);
@@ -119,8 +131,12 @@ function stop(args) {
   if (found.length === 0) fatal('no instance found');
   for (const i of found) {
     process.stderr.write(`INFO:    Stopping ${i.name} instance of ${i.image} (PID=${i.pid})\n`);
+    // Gone first, so an exec registering from now on sees that and starts nothing; then every registered
+    // exec's process group (the exec leads one, its bwrap is in it): a group kill cannot be outrun by a
+    // bwrap still starting, where a kill of the exec alone orphans one that has not set its death signal.
+    rmSync(fileOf(i.name), { force: true });
     const execs = path.join(path.dirname(fileOf(i.name)), 'execs');
-    for (const pid of existsSync(execs) ? readdirSync(execs) : []) if (alive(Number(pid))) process.kill(Number(pid), 'SIGKILL');
+    for (const pid of existsSync(execs) ? readdirSync(execs) : []) killGroup(Number(pid));
     process.kill(i.pid, 'SIGKILL');
     rmSync(path.dirname(fileOf(i.name)), { recursive: true, force: true });
   }
@@ -155,11 +171,16 @@ function exec(args) {
   jail.push('--chdir', options.pwd ?? '/', '--', ...command);
   // --containall: nothing of the caller's environment, only Apptainer's defaults and the env file's.
   const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', ...(options['env-file'] ? envFile(options['env-file']) : {}) };
-  const child = spawn('bwrap', jail, { env, stdio: 'inherit' });
-  // Registered with the instance, so `instance stop` ends it.
+  // Registered with the instance before anything starts, and started only if the instance is still there
+  // after that, so `instance stop` ends it whenever the two meet.
   const execs = path.join(path.dirname(fileOf(name)), 'execs');
   mkdirSync(execs, { recursive: true });
   writeFileSync(path.join(execs, String(process.pid)), '');
+  if (!existsSync(fileOf(name))) {
+    rmSync(path.dirname(execs), { recursive: true, force: true });
+    fatal(`no instance found with name ${name}`);
+  }
+  const child = spawn('bwrap', jail, { env, stdio: 'inherit' });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill('SIGKILL'));
   child.on('error', (e) => fatal(`bwrap: ${e.message}`));
   child.on('exit', (code, signal) => process.exit(code ?? 128 + os.constants.signals[signal]));
