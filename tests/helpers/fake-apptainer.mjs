@@ -177,7 +177,8 @@ function exec(args) {
   mkdirSync(execs, { recursive: true });
   writeFileSync(path.join(execs, String(process.pid)), '');
   if (!existsSync(fileOf(name))) {
-    rmSync(path.dirname(execs), { recursive: true, force: true });
+    // Only its own entry: a stop under way may not yet have read the others'.
+    rmSync(path.join(execs, String(process.pid)), { force: true });
     fatal(`no instance found with name ${name}`);
   }
   const child = spawn('bwrap', jail, { env, stdio: 'inherit' });
