@@ -174,11 +174,12 @@ function exec(args) {
   // Registered with the instance before anything starts, and started only if the instance is still there
   // after that, so `instance stop` ends it whenever the two meet.
   const execs = path.join(path.dirname(fileOf(name)), 'execs');
+  const entry = path.join(execs, String(process.pid));
   mkdirSync(execs, { recursive: true });
-  writeFileSync(path.join(execs, String(process.pid)), '');
+  writeFileSync(entry, '');
   if (!existsSync(fileOf(name))) {
     // Only its own entry: a stop under way may not yet have read the others'.
-    rmSync(path.join(execs, String(process.pid)), { force: true });
+    rmSync(entry, { force: true });
     fatal(`no instance found with name ${name}`);
   }
   const child = spawn('bwrap', jail, { env, stdio: 'inherit' });
