@@ -9,6 +9,10 @@ import type { AnyEnvironment } from '../environments/types';
 import { parseJsonl, type JsonlLine } from '../store/jsonl';
 import { describeIssues } from './issues';
 import { MAX_NESTING, fieldNestedTooDeep } from './nesting';
+import { lazyImport } from '../util/lazy-import';
+
+/** Imported on first use: the registry loads every environment, which commands that only read a run never need. */
+const rowRouting = lazyImport(() => import('../routing/row'));
 
 export interface LoadedTasks {
   rows: Record<string, unknown>[];
@@ -134,8 +138,7 @@ export async function loadTasks(file: string, env: AnyEnvironment, limit?: numbe
   const used = limit === undefined ? lines : lines.slice(0, limit);
   const problems: string[] = [];
   const rows: Record<string, unknown>[] = [];
-  // Imported here: the registry loads every environment, which commands that only read a run never need.
-  const { environmentOfRow, ROW_ENVIRONMENT } = await import('../routing/row');
+  const { environmentOfRow, ROW_ENVIRONMENT } = await rowRouting();
   const routed = used.some((l) => l.value !== null && typeof l.value === 'object' && ROW_ENVIRONMENT in l.value);
   for (const line of used) {
     const found = rowProblems(line, env, environmentOfRow, notUtf8);
