@@ -1,7 +1,7 @@
 // Which run each client request id started, in files under the API's state folder, so a request sent
 // again (after a timeout, or to a restarted API) finds its run instead of starting another.
 import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { GymError } from '../errors';
@@ -24,6 +24,8 @@ export const LedgerEntry = z.object({
   workflow_id: z.string(),
   run_dir: z.string(),
   created_at: z.string(),
+  /** When its workflow was found started: an entry without it has a run still to start (after a restart, too). */
+  started_at: z.string().optional(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
@@ -34,17 +36,46 @@ export class RequestLedger {
     return path.join(this.dir, `${createHash('sha256').update(requestId).digest('hex')}.json`);
   }
 
-  async read(requestId: string): Promise<LedgerEntry | undefined> {
+  read(requestId: string): Promise<LedgerEntry | undefined> {
+    return this.readFile(this.file(requestId));
+  }
+
+  private async readFile(file: string): Promise<LedgerEntry | undefined> {
     let raw: string;
     try {
-      raw = await readFile(this.file(requestId), 'utf8');
+      raw = await readFile(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
-    const parsed = LedgerEntry.safeParse(JSON.parse(raw));
-    if (!parsed.success) throw new GymError('INTERNAL', `${this.file(requestId)} is not a request record: ${parsed.error.issues[0]?.message}`);
+    let parsed;
+    try {
+      parsed = LedgerEntry.safeParse(JSON.parse(raw));
+    } catch (e) {
+      throw new GymError('INTERNAL', `${file} is not a request record: ${(e as Error).message}`);
+    }
+    if (!parsed.success) throw new GymError('INTERNAL', `${file} is not a request record: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
+  }
+
+  /** The entries whose run is not known to have started, oldest first. */
+  async unstarted(): Promise<LedgerEntry[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const entries = await Promise.all(names.filter((n) => /^[0-9a-f]{64}\.json$/.test(n)).map((n) => this.readFile(path.join(this.dir, n))));
+    return entries.filter((e): e is LedgerEntry => e !== undefined && e.started_at === undefined).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /** Records that the entry's run has started (replacing the file whole, so a reader sees the old or the new). */
+  async markStarted(entry: LedgerEntry): Promise<void> {
+    const tmp = path.join(this.dir, `.${randomUUID()}.tmp`);
+    await writeFile(tmp, JSON.stringify({ ...entry, started_at: new Date().toISOString() }, null, 2) + '\n', { flag: 'wx' });
+    await rename(tmp, this.file(entry.request_id));
   }
 
   /**
@@ -63,7 +94,8 @@ export class RequestLedger {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       return { claimed: false, entry: (await this.read(entry.request_id))! };
     } finally {
-      await rm(tmp, { force: true });
+      // unlink, not rm: rm's walk of what might be a folder costs more than the rest of a claim.
+      await unlink(tmp);
     }
   }
 

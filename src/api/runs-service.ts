@@ -3,19 +3,27 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { GymError } from '../errors';
-import { prepareRun, runStatus, startRun, validateRunInput } from '../runs/client';
+import { GymError, isGymError, isRetryableCode } from '../errors';
+import { checkRunFolder, prepareRun, runStatus, startRun, validateRunInput } from '../runs/client';
 import { steerRun } from '../runs/control';
 import { listRuns, parseRunStatus } from '../runs/list';
 import { describeRun } from '../runs/status';
 import { runWorkflowId } from '../../workflows/definitions';
-import { fieldError } from './errors';
+import { errorResponse, fieldError } from './errors';
 import { bodySha256, RequestLedger, type LedgerEntry } from './request-ledger';
 import { inRequestTerms, runFromRequest, type ApiPolicy, type PlannedRun } from './run-request';
 import { writeMaterialized } from '../cli/commands/eval-run';
-import { ListQuery, RunRequest, type RunCreated, type RunList, type RunView, type SteerAnswer } from './schemas';
+import { RunStarter } from './run-starter';
+import { LIVE_STATUSES, ListQuery, RunRequest, type RunCreated, type RunList, type RunView, type SteerAnswer } from './schemas';
+import { ViewCache } from './view-cache';
 
 const ENDED_VIEW_MS = 5000;
+/** The oldest reading a poll is answered with while Temporal does not answer the lookup refreshing it. */
+const MAX_STALE_MS = 10_000;
+/** Workflow starts under way at once: more only queue inside Temporal's frontend. */
+const START_CONCURRENCY = 8;
+/** Runs whose start failed for good, remembered for their pollers. */
+const MAX_FAILED_STARTS = 1000;
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** The first problem zod found, as a GymError naming the field in the body's spelling. */
@@ -31,16 +39,14 @@ export function parseOrRefuse<S extends z.ZodType>(schema: S, value: unknown, wh
 
 type Planned = PlannedRun & { datasetHash: string };
 
-interface CachedView {
-  at: number;
-  ended: boolean;
-  view: Promise<RunView>;
-}
-
 export class RunsService {
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly views = new Map<string, CachedView>();
+  private readonly views: ViewCache<RunView>;
   private readonly ledger: RequestLedger;
+  private readonly starter: RunStarter;
+  /** The ledger entries of runs accepted and not yet started, by run id. */
+  private readonly accepted = new Map<string, LedgerEntry>();
+  private readonly failedStarts = new Map<string, RunView>();
 
   constructor(
     private readonly opts: {
@@ -54,6 +60,34 @@ export class RunsService {
     },
   ) {
     this.ledger = new RequestLedger(opts.requestsDir);
+    this.views = new ViewCache<RunView>({
+      freshMs: opts.statusCacheMs,
+      endedFreshMs: Math.max(opts.statusCacheMs, ENDED_VIEW_MS),
+      maxStaleMs: Math.max(opts.statusCacheMs, MAX_STALE_MS),
+      isEnded: (v) => !LIVE_STATUSES.includes(v.status),
+      isGone: (e) => e instanceof GymError && e.code === 'NOT_FOUND',
+      onRefreshError: (runId, e) => opts.logger.warn({ run_id: runId, err: e }, 'could not refresh the run status; polls are answered with the last reading until it is too old'),
+    });
+    this.starter = new RunStarter({
+      concurrency: START_CONCURRENCY,
+      isPermanent: (e) => isGymError(e) && !isRetryableCode(e.code),
+      describe: (e) => {
+        const { code, message } = errorResponse(e).body.error;
+        return { code, message };
+      },
+      onRetry: (runId, e, inMs) => opts.logger.warn({ run_id: runId, err: e, retry_in_ms: inMs }, 'could not start the run yet; trying again'),
+    });
+  }
+
+  /** Starts the runs of requests recorded but not known to have started (the API stopped in between). */
+  async recover(): Promise<number> {
+    const entries = await this.ledger.unstarted();
+    for (const entry of entries) this.accept(entry);
+    return entries.length;
+  }
+
+  close(): void {
+    this.starter.close();
   }
 
   async submit(body: unknown, headerKey: string | undefined): Promise<RunCreated> {
@@ -80,21 +114,53 @@ export class RunsService {
     return next;
   }
 
+  /**
+   * A new request id is answered once the request is recorded in the ledger, its dataset checked and its
+   * folder found free: its workflow is started in the background (the run shows as `starting` until then).
+   */
   private async submitOnce(req: RunRequest, key: string): Promise<RunCreated> {
     const bodySha = bodySha256(req);
     const known = await this.ledger.read(key);
     if (known) return this.again(known, bodySha);
     const planned = await this.plan(req, key);
     const { config } = planned;
+    await checkRunFolder(config, planned.datasetHash);
     const entry = { request_id: key, body_sha256: bodySha, request: req, run_id: config.runId, workflow_id: runWorkflowId(config.runId), run_dir: config.runDir, created_at: new Date().toISOString() };
     const { claimed, entry: held } = await this.ledger.claim(entry);
     if (!claimed) return this.again(held, bodySha);
-    try {
-      return { ...(await this.startOrFind(planned)), request_id: key };
-    } catch (e) {
-      await this.ledger.release(key);
-      throw e;
-    }
+    this.accept(entry, planned);
+    return { run_id: config.runId, workflow_id: entry.workflow_id, run_dir: config.runDir, created: true, request_id: key };
+  }
+
+  /** Queues the start of a recorded request's run; one that cannot start is forgotten by the ledger, so the id may be sent again. */
+  private accept(entry: LedgerEntry, planned?: Planned): void {
+    const { run_id: runId } = entry;
+    this.failedStarts.delete(runId);
+    this.accepted.set(runId, entry);
+    this.views.delete(runId);
+    this.starter.enqueue(
+      runId,
+      async () => {
+        planned ??= await this.plan(entry.request, entry.request_id);
+        await this.startOrFind(planned);
+        await this.ledger.markStarted(entry);
+        this.accepted.delete(runId);
+      },
+      (e) => {
+        this.accepted.delete(runId);
+        const { code, message } = errorResponse(e).body.error;
+        this.opts.logger.error({ run_id: runId, request_id: entry.request_id, code, message }, 'the run cannot start; its request id is released');
+        const now = new Date().toISOString();
+        this.failedStarts.set(runId, { ...this.entryView(entry), status: 'failed', start_error: { code, message }, observed_at: now });
+        if (this.failedStarts.size > MAX_FAILED_STARTS) this.failedStarts.delete(this.failedStarts.keys().next().value!);
+        this.views.delete(runId);
+        this.ledger.release(entry.request_id).catch((err: unknown) => this.opts.logger.error({ err, request_id: entry.request_id }, 'could not release the request id'));
+      },
+    );
+  }
+
+  private entryView(entry: LedgerEntry): RunView {
+    return { run_id: entry.run_id, workflow_id: entry.workflow_id, status: 'starting', started: entry.created_at, run_dir: entry.run_dir, observed_at: new Date().toISOString() };
   }
 
   /** A request id seen before: its run, started now if the API stopped before it could start it. */
@@ -103,8 +169,9 @@ export class RunsService {
       throw fieldError('CONFLICT', `request id ${JSON.stringify(entry.request_id)} already started run ${entry.run_id} with a different body; send a new request id for a different run`, 'request_id');
     }
     let created = false;
-    if ((await runStatus(this.opts.client(), entry.workflow_id)) === undefined) {
+    if (entry.started_at === undefined && !this.accepted.has(entry.run_id)) {
       created = (await this.startOrFind(await this.plan(entry.request, entry.request_id))).created;
+      await this.ledger.markStarted(entry);
     }
     return { run_id: entry.run_id, workflow_id: entry.workflow_id, run_dir: entry.run_dir, created, request_id: entry.request_id };
   }
@@ -115,8 +182,11 @@ export class RunsService {
     if (materialized) await writeMaterialized(config.inputFile, materialized);
     const client = this.opts.client();
     const created = (await runStatus(client, manifest.workflow_id)) === undefined;
-    if (created) await startRun(client, manifest);
-    this.views.delete(config.runId);
+    if (created) {
+      const at = new Date().toISOString();
+      await startRun(client, manifest);
+      this.views.set(config.runId, { run_id: config.runId, workflow_id: manifest.workflow_id, status: 'running', started: at, run_dir: config.runDir, observed_at: at });
+    } else this.views.delete(config.runId);
     return { run_id: config.runId, workflow_id: manifest.workflow_id, run_dir: config.runDir, created };
   }
 
@@ -126,25 +196,23 @@ export class RunsService {
   }
 
   /**
-   * The run's status; polls within statusCacheMs of each other share one lookup, and those of a run that
-   * has ended share one for ENDED_VIEW_MS: it changes only if `gym eval resume` starts it again.
+   * The run's status as last read: polls are answered at once from the last reading, refreshed by one lookup at
+   * a time once it is statusCacheMs old (ENDED_VIEW_MS for a run that has ended: it changes only if resumed).
    */
   view(runId: string): Promise<RunView> {
     const workflowId = this.workflowIdOf(runId);
-    const now = Date.now();
-    const cached = this.views.get(runId);
-    if (cached && now - cached.at < Math.max(this.opts.statusCacheMs, cached.ended ? ENDED_VIEW_MS : 0)) return cached.view;
-    const entry: CachedView = { at: now, ended: false, view: this.lookUp(runId, workflowId) };
-    this.views.set(runId, entry);
-    entry.view.then(
-      (v) => (entry.ended = v.status !== 'running' && v.status !== 'paused'),
-      () => this.views.get(runId) === entry && this.views.delete(runId),
-    );
-    if (this.views.size > 10_000) this.views.delete(this.views.keys().next().value!);
-    return entry.view;
+    return this.views.get(runId, () => this.lookUp(runId, workflowId));
   }
 
   private async lookUp(runId: string, workflowId: string): Promise<RunView> {
+    const accepted = this.accepted.get(runId);
+    if (accepted) {
+      const problem = this.starter.state(runId)?.lastError;
+      return { ...this.entryView(accepted), ...(problem ? { start_error: problem } : {}) };
+    }
+    const failed = this.failedStarts.get(runId);
+    if (failed) return failed;
+    const observed = new Date().toISOString();
     const r = await describeRun(this.opts.client(), workflowId);
     return {
       run_id: runId,
@@ -154,6 +222,7 @@ export class RunsService {
       run_dir: r.runDir,
       progress: r.progress,
       metrics: r.metrics as Record<string, unknown> | undefined,
+      observed_at: observed,
     };
   }
 
@@ -170,6 +239,7 @@ export class RunsService {
 
   async steer(runId: string, action: SteerAnswer['action']): Promise<SteerAnswer> {
     const workflowId = this.workflowIdOf(runId);
+    if (this.accepted.has(runId)) throw new GymError('CONFLICT', `run ${runId} is still starting; send ${action} again once it shows as running`);
     const client = this.opts.client();
     if ((await runStatus(client, workflowId)) === undefined) throw new GymError('NOT_FOUND', `no run ${runId} (workflow ${workflowId}) on this Temporal server`);
     await steerRun(client, workflowId, { action: action === 'resume' ? 'unpause' : action });

@@ -93,14 +93,22 @@ export const RunCreated = z.object({
 });
 export type RunCreated = z.infer<typeof RunCreated>;
 
+/** A run in one of these may still change: an event stream follows it, a poller waits for it. */
+export const LIVE_STATUSES: readonly string[] = ['starting', 'running', 'paused'];
+
 export const RunView = z.object({
   run_id: z.string(),
   workflow_id: z.string(),
-  status: z.string().describe('running, paused, completed, failed, cancelled, terminated, timed_out'),
+  status: z.string().describe('starting (accepted, its workflow not yet started), running, paused, completed, failed, cancelled, terminated, timed_out'),
   started: z.string(),
   run_dir: z.string().optional(),
   progress: RunProgress.optional(),
   metrics: z.record(z.string(), z.unknown()).optional().describe("the run's metrics.json once finalized (docs/metrics.md)"),
+  start_error: z
+    .object({ code: z.string(), message: z.string() })
+    .optional()
+    .describe('why starting its workflow failed: while starting, the last failure (it is tried again); with status failed, why it cannot start'),
+  observed_at: z.string().describe('when this status was read: polls share one reading, refreshed in the background once it is --status-cache-ms old'),
 });
 export type RunView = z.infer<typeof RunView>;
 

@@ -10,7 +10,7 @@ import { bearerCheck } from './auth';
 import { errorResponse } from './errors';
 import { openApiDocument } from './openapi';
 import type { RunsService } from './runs-service';
-import type { RunView, TRANSPORT_CODES } from './schemas';
+import { LIVE_STATUSES, type RunView, type TRANSPORT_CODES } from './schemas';
 
 const MAX_BODY_BYTES = 1 << 20;
 
@@ -96,7 +96,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     let last = '';
     try {
       while (!stop.signal.aborted) {
-        if (view.status !== 'running' && view.status !== 'paused') {
+        if (!LIVE_STATUSES.includes(view.status)) {
           event('end', view);
           break;
         }

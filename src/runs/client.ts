@@ -15,6 +15,7 @@ import type { evalRunWorkflow } from '../../workflows/run';
 import { Manifest, buildManifest, identityDifferences, identityMatches, runIdentity, type RunConfig } from './manifest';
 import { clearOutdatedReports } from './output-dir';
 import { RunInput as RunInputSchema } from './run-input';
+import { lazyImport } from '../util/lazy-import';
 
 export interface PreparedRun {
   manifest: Manifest;
@@ -23,12 +24,13 @@ export interface PreparedRun {
 }
 
 /**
- * The run's environment. Loaded on demand: the registry imports every environment, which a command
- * that only reads or steers a run (status, list, pause) should not pay for at start-up.
+ * Loaded on demand: the registry imports every environment, which a command that only reads or steers a
+ * run (status, list, pause) should not pay for at start-up.
  */
+const environmentRegistry = lazyImport(() => import('../environments/registry'));
+
 async function environmentOf(config: RunConfig) {
-  const { resolveEnvironment } = await import('../environments/registry');
-  return resolveEnvironment(config.env);
+  return (await environmentRegistry()).resolveEnvironment(config.env);
 }
 
 /** Validates every input row against the environment; returns the dataset hash. */
@@ -42,16 +44,8 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
   const fresh = buildManifest(config, runWorkflowId(config.runId), datasetHash);
   const existing = await readManifest(config.runDir);
   if (existing) {
-    if (!identityMatches(existing.identity, config, datasetHash)) {
-      throw new GymError(
-        'CONFLICT',
-        `${config.runDir} holds run "${existing.run_id}" with a different configuration or dataset (identity ${existing.identity}, now ${fresh.identity}); ` +
-          'choose another --output folder, or resume it with `gym eval resume`',
-      );
-    }
-    if (existing.workflow_id !== fresh.workflow_id) {
-      throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
-    }
+    const conflict = folderConflict(existing, fresh, config, datasetHash);
+    if (conflict) throw conflict;
     // Concurrency, transport, retries, endpoints and exporters may change on resume; the identity may not.
     const { concurrency, shards, taskQueue, rolloutQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } = config;
     const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, rolloutQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } };
@@ -62,6 +56,28 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
   await clearOutdatedReports(config.runDir);
   await store.writeJson(store.manifestPath, fresh);
   return { manifest: fresh, resumed: false };
+}
+
+/** Why a run folder cannot take this run (it holds another), or undefined when it is this run's own. */
+function folderConflict(existing: Manifest, fresh: Manifest, config: RunConfig, datasetHash: string): GymError | undefined {
+  if (!identityMatches(existing.identity, config, datasetHash)) {
+    return new GymError(
+      'CONFLICT',
+      `${config.runDir} holds run "${existing.run_id}" with a different configuration or dataset (identity ${existing.identity}, now ${fresh.identity}); ` +
+        'choose another --output folder, or resume it with `gym eval resume`',
+    );
+  }
+  if (existing.workflow_id !== fresh.workflow_id) {
+    return new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
+  }
+  return undefined;
+}
+
+/** Refuses a run whose folder holds another run, as prepareRun would, without writing anything. */
+export async function checkRunFolder(config: RunConfig, datasetHash: string): Promise<void> {
+  const existing = await readManifest(config.runDir);
+  const conflict = existing && folderConflict(existing, buildManifest(config, runWorkflowId(config.runId), datasetHash), config, datasetHash);
+  if (conflict) throw conflict;
 }
 
 export async function readManifest(runDir: string): Promise<Manifest | undefined> {

@@ -198,6 +198,55 @@ describe('a run started over HTTP', () => {
     expect(await executions('gymflow-run-never-started')).toBe(1);
   });
 
+  it('answers a new request id once it is recorded, shows the run as starting until its workflow exists, and records that it started', async () => {
+    const body = mcqa({ limit: 1, num_repeats: 1, run_id: 'accepted-first' });
+    const answer = await gym.startRun(body, { idempotencyKey: 'accepted-first' });
+    expect(answer).toMatchObject({ run_id: 'accepted-first', created: true, request_id: 'accepted-first' });
+    // Right after the answer the run is starting or already running; never unknown.
+    expect(['starting', 'running', 'completed']).toContain((await gym.getRun('accepted-first')).status);
+    expect((await gym.waitForEnd('accepted-first')).status).toBe('completed');
+    expect(await executions('gymflow-run-accepted-first')).toBe(1);
+    const entry = await new RequestLedger(path.join(stateDir, 'requests')).read('accepted-first');
+    expect(entry?.started_at).toBeDefined();
+  });
+
+  it('starts, when it comes up, the runs of recorded requests it had not started, and gives up on one that cannot start', async () => {
+    const ledger = new RequestLedger(path.join(stateDir, 'requests'));
+    const record = (runId: string, body: RunRequest) =>
+      ledger.claim({
+        request_id: runId,
+        body_sha256: bodySha256(body),
+        request: body,
+        run_id: runId,
+        workflow_id: `gymflow-run-${runId}`,
+        run_dir: path.join(runsDir, runId),
+        created_at: new Date().toISOString(),
+      });
+    const good = mcqa({ limit: 1, num_repeats: 1, run_id: 'recovered' });
+    await record('recovered', good);
+    // Its input is gone since it was accepted: it can never start.
+    const lost = mcqa({ limit: 1, num_repeats: 1, run_id: 'lost-input', input: path.join(stateDir, 'deleted.jsonl') });
+    await record('lost-input', lost);
+    const restarted = service();
+    try {
+      expect(await restarted.recover()).toBe(2);
+      await waitFor(async () => (await restarted.view('recovered')).status === 'completed', 'the recovered run to complete', 60_000);
+      expect(await executions('gymflow-run-recovered')).toBe(1);
+      expect((await ledger.read('recovered'))?.started_at).toBeDefined();
+      await waitFor(async () => (await restarted.view('lost-input')).status === 'failed', 'the run that cannot start to show as failed', 30_000);
+      const failed = await restarted.view('lost-input');
+      expect(failed.start_error?.code).toBe('NOT_FOUND');
+      expect(failed.start_error?.message).toMatch(/deleted\.jsonl/);
+      // Its request id is released: sent again, it is checked (and refused) anew.
+      expect(await ledger.read('lost-input')).toBeUndefined();
+      expect(await executions('gymflow-run-lost-input')).toBe(0);
+      // Nothing is left to recover.
+      expect(await service().recover()).toBe(0);
+    } finally {
+      restarted.close();
+    }
+  });
+
   it('pauses, resumes and cancels a run', async () => {
     const { run_id } = await gym.startRun(mcqa({ run_id: 'api-steered', limit: 5, num_repeats: 20, concurrency: 1, mock: { latency_ms: 300 } }));
     await waitFor(async () => (await gym.getRun(run_id)).progress?.phase === 'running', 'the run to start its rollouts', 60_000);

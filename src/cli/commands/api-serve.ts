@@ -21,7 +21,8 @@ const USAGE = `usage: gym api serve (--token-file FILE | --token-env VARIABLE) [
   --task-queue Q         the task queue of the runs it starts (default gymflow-api)
   --no-worker            run no worker here: gym worker start --task-queue Q elsewhere serves the runs
   --allow-secret-env VAR a variable runs may name for a key (openai.api_key_env, exporter tokens), repeatable
-  --status-cache-ms MS   polls of one run within this window share one lookup (default 500)`;
+  --status-cache-ms MS   polls of a run are answered from its last reading, refreshed in the background once it
+                         is this old (default 500)`;
 
 export async function apiServe(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values, positionals } = parseFlags(
@@ -55,6 +56,8 @@ export async function apiServe(argv: string[], logger: Logger, say: (line: strin
     logger: logger.child({ component: 'api' }),
     statusCacheMs,
   });
+  const recovered = await runs.recover();
+  if (recovered) say(`gym api: starting the runs of ${recovered} recorded request(s) whose run had not started`);
   const server = await startApiServer({ host: values.host ?? '127.0.0.1', port, token, runs, logger: logger.child({ component: 'api' }) });
   say(`gym api: serving on ${server.url} (task queue ${taskQueue}, ${worker ? 'worker in this process' : 'no worker here'})`);
   const stopped = untilStopped();
@@ -63,6 +66,7 @@ export async function apiServe(argv: string[], logger: Logger, say: (line: strin
     else await stopped;
   } finally {
     await server.close();
+    runs.close();
     await session.close();
   }
 }
