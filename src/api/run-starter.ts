@@ -29,6 +29,8 @@ export interface RunStarterOptions {
   /** The error as the run's view tells it. */
   describe(e: unknown): StartProblem;
   onRetry(runId: string, e: unknown, inMs: number): void;
+  /** Awaited before each attempt: starts give way to the submissions being answered. */
+  whenQuiet?: () => Promise<void> | undefined;
   /** The pause before attempt n + 1 (default 1 s, doubling, at most 30 s). */
   retryMs?: (attempts: number) => number;
 }
@@ -77,6 +79,8 @@ export class RunStarter {
   }
 
   private async attempt(runId: string, job: Job): Promise<void> {
+    await this.opts.whenQuiet?.();
+    if (this.jobs.get(runId) !== job) return;
     job.attempts++;
     try {
       await job.start();
@@ -99,5 +103,33 @@ export class RunStarter {
       }, inMs);
       job.timer.unref();
     }
+  }
+}
+
+/**
+ * Counts work under way (the submissions being answered) and tells when there is none, waiting at most
+ * maxWaitMs so a steady stream of submissions cannot hold the starts back for good.
+ */
+export class QuietGate {
+  private busy = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly maxWaitMs: number) {}
+
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      if (--this.busy === 0) for (const wake of this.waiters.splice(0)) wake();
+    }
+  }
+
+  whenQuiet(): Promise<void> | undefined {
+    if (this.busy === 0) return undefined;
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      setTimeout(resolve, this.maxWaitMs).unref();
+    });
   }
 }

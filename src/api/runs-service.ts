@@ -13,7 +13,7 @@ import { errorResponse, fieldError } from './errors';
 import { bodySha256, RequestLedger, type LedgerEntry } from './request-ledger';
 import { inRequestTerms, runFromRequest, type ApiPolicy, type PlannedRun } from './run-request';
 import { writeMaterialized } from '../cli/commands/eval-run';
-import { RunStarter } from './run-starter';
+import { QuietGate, RunStarter } from './run-starter';
 import { LIVE_STATUSES, ListQuery, RunRequest, type RunCreated, type RunList, type RunView, type SteerAnswer } from './schemas';
 import { ViewCache } from './view-cache';
 
@@ -44,6 +44,8 @@ export class RunsService {
   private readonly views: ViewCache<RunView>;
   private readonly ledger: RequestLedger;
   private readonly starter: RunStarter;
+  /** Starts wait while submissions are being answered (at most this long): a burst is answered first. */
+  private readonly submitting = new QuietGate(1000);
   /** The ledger entries of runs accepted and not yet started, by run id. */
   private readonly accepted = new Map<string, LedgerEntry>();
   private readonly failedStarts = new Map<string, RunView>();
@@ -76,6 +78,7 @@ export class RunsService {
         return { code, message };
       },
       onRetry: (runId, e, inMs) => opts.logger.warn({ run_id: runId, err: e, retry_in_ms: inMs }, 'could not start the run yet; trying again'),
+      whenQuiet: () => this.submitting.whenQuiet(),
     });
   }
 
@@ -97,7 +100,7 @@ export class RunsService {
     }
     const key = headerKey ?? req.request_id;
     if (key === undefined) return this.startOrFind(await this.plan(req, undefined));
-    return this.serialized(key, () => this.submitOnce(req, key));
+    return this.submitting.during(() => this.serialized(key, () => this.submitOnce(req, key)));
   }
 
   /** The run a request asks for, with its dataset's hash (a flag run's input is read and checked here). */

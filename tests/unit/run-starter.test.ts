@@ -1,7 +1,7 @@
 // The API's background starts: a few at a time, a passing failure tried again after its pause with the
 // error kept for the run's view, a permanent one handed back once, and a run queued twice started once.
 import { describe, expect, it } from 'vitest';
-import { RunStarter } from '../../src/api/run-starter';
+import { QuietGate, RunStarter } from '../../src/api/run-starter';
 
 class Permanent extends Error {}
 
@@ -90,5 +90,27 @@ describe('RunStarter', () => {
     s.enqueue('a', start, () => undefined);
     await until(() => s.state('a') === undefined);
     expect(calls).toBe(1);
+  });
+});
+
+describe('QuietGate', () => {
+  it('holds a waiter while work is under way and lets it go when the last piece ends, or after maxWaitMs', async () => {
+    const gate = new QuietGate(10_000);
+    expect(gate.whenQuiet()).toBeUndefined();
+    let finish!: () => void;
+    const work = gate.during(() => new Promise<void>((r) => (finish = r)));
+    let woke = false;
+    void gate.whenQuiet()!.then(() => (woke = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(woke).toBe(false);
+    finish();
+    await work;
+    await until(() => woke);
+
+    const capped = new QuietGate(30);
+    void capped.during(() => new Promise<void>(() => undefined));
+    let released = false;
+    void capped.whenQuiet()!.then(() => (released = true));
+    await until(() => released);
   });
 });
