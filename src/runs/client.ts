@@ -52,6 +52,15 @@ export async function prepareRun(config: RunConfig, datasetHash: string): Promis
     if (existing.workflow_id !== fresh.workflow_id) {
       throw new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
     }
+    // The results so far are where the run keeps them: a resume that names another place would play them again.
+    if (existing.config.store !== config.store) {
+      throw new GymError(
+        'CONFLICT',
+        existing.config.store
+          ? `${config.runDir} holds run "${existing.run_id}", whose files are in ${existing.config.store}: resume it with the same --store (or \`gym eval resume ${config.runDir}\`)`
+          : `${config.runDir} holds run "${existing.run_id}", whose files are in this folder: resume it without --store`,
+      );
+    }
     // Concurrency, transport, retries, endpoints and exporters may change on resume; the identity may not.
     const { concurrency, shards, taskQueue, rolloutQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } = config;
     const manifest = { ...existing, config: { ...existing.config, concurrency, shards, taskQueue, rolloutQueue, retry, model, judgeModel, exporters, countAsZero, outputFormat } };
@@ -114,6 +123,7 @@ export async function startRun(
   retry?: { only: RolloutSelection; classes: string[] },
 ): Promise<WorkflowHandle<typeof evalRunWorkflow>> {
   const config = manifest.config;
+  if (config.store) await (await import('../store/object/publish')).publishRun(config.store, config.runDir, config.inputFile);
   const model = config.model.backend === 'mock' ? `mock:${config.model.env}` : `${config.model.backend}:${config.model.model}`;
   const handle = await client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
     taskQueue: config.taskQueue,

@@ -2,6 +2,7 @@
 // and the conditional put (If-None-Match: *, first writer wins) that exactly-once results rest on. The
 // endpoint, region, path-style and credentials come from the standard AWS environment variables of each
 // process; errors name the store's URL and the variable to check, never a secret.
+import { createHash } from 'node:crypto';
 import type * as S3 from '@aws-sdk/client-s3';
 import { GymError } from '../../errors';
 import { objectKey, parseStoreUrl, type StoreUrl } from './s3-url';
@@ -11,6 +12,18 @@ export interface ObjectStoreSettings {
   endpoint?: string;
   region: string;
   forcePathStyle: boolean;
+}
+
+/** Keys from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN); absent: the SDK's own chain (profiles, instance roles). */
+interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+function credentialsOf(env: NodeJS.ProcessEnv): Credentials | undefined {
+  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) return undefined;
+  return { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
 }
 
 export function storeSettings(env: NodeJS.ProcessEnv = process.env): ObjectStoreSettings {
@@ -81,8 +94,9 @@ const loadSdk = () => (sdk ??= import('@aws-sdk/client-s3'));
 /** One client per endpoint settings in a process: it holds the connection pool. */
 const clients = new Map<string, S3.S3Client>();
 
-function clientFor(s3: typeof S3, settings: ObjectStoreSettings): S3.S3Client {
-  const key = JSON.stringify(settings);
+function clientFor(s3: typeof S3, settings: ObjectStoreSettings, credentials: Credentials | undefined): S3.S3Client {
+  // Keyed by a hash of the keys, so no secret is kept as a map key.
+  const key = JSON.stringify([settings, credentials && createHash('sha256').update(JSON.stringify(credentials)).digest('hex')]);
   let client = clients.get(key);
   if (!client) {
     // The SDK warns once on stderr about Node versions it will stop supporting in 2027; that is not the user's news.
@@ -91,6 +105,7 @@ function clientFor(s3: typeof S3, settings: ObjectStoreSettings): S3.S3Client {
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      ...(credentials ? { credentials } : {}),
       maxAttempts: 4,
       requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
     };
@@ -104,6 +119,7 @@ function clientFor(s3: typeof S3, settings: ObjectStoreSettings): S3.S3Client {
 export class ObjectStore {
   readonly location: StoreUrl;
   readonly settings: ObjectStoreSettings;
+  private readonly credentials: Credentials | undefined;
 
   constructor(
     readonly url: string,
@@ -111,12 +127,13 @@ export class ObjectStore {
   ) {
     this.location = parseStoreUrl(url);
     this.settings = storeSettings(env);
+    this.credentials = credentialsOf(env);
   }
 
   /** The SDK's command classes and this store's client, once the SDK is loaded. */
   private async sdk(): Promise<{ s3: typeof S3; client: S3.S3Client }> {
     const s3 = await loadSdk();
-    return { s3, client: clientFor(s3, this.settings) };
+    return { s3, client: clientFor(s3, this.settings, this.credentials) };
   }
 
   private key(name: string): string {
@@ -197,7 +214,7 @@ export class ObjectStore {
   async list(dir: string): Promise<string[]> {
     const { s3, client } = await this.call('load the S3 client', () => this.sdk());
     const base = this.key('');
-    const prefix = this.key(dir.endsWith('/') ? dir : `${dir}/`);
+    const prefix = dir === '' ? base : this.key(dir.endsWith('/') ? dir : `${dir}/`);
     const names: string[] = [];
     let token: string | undefined;
     do {

@@ -62,9 +62,16 @@ export class ObjectJournal implements Journal {
     }
   }
 
+  /**
+   * The seed goes first: a journal cut short by a kill then has no seed, which tells the next try to look
+   * for the rollout's record instead of playing on from a part of its episode.
+   */
   async remove(): Promise<void> {
     const names = await this.store.list(this.dir);
-    await Promise.all(names.map((n) => this.store.remove(n)));
+    const entries = known(this.dir);
+    const seed = names.find((n) => entries.get(n)?.kind === 'seed') ?? names[0];
+    if (seed) await this.store.remove(seed);
+    await Promise.all(names.filter((n) => n !== seed).map((n) => this.store.remove(n)));
     seen.delete(this.dir);
     this.next = 0;
   }
