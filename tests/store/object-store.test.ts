@@ -84,14 +84,19 @@ describe('store URLs and settings', () => {
 
 describe('the object store backend against moto', () => {
   let moto: MotoServer;
-  const saved = { ...process.env };
+  const before: Record<string, string | undefined> = {};
   beforeAll(async () => {
     moto = await startMotoServer();
+    for (const name of Object.keys(moto.env)) before[name] = process.env[name];
     Object.assign(process.env, moto.env);
     await createBucket(moto, 'gym-runs');
   });
   afterAll(async () => {
-    process.env = saved;
+    // This file shares its process with other store tests: the AWS settings go as they came.
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await moto?.stop();
   });
 
