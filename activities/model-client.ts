@@ -8,7 +8,7 @@ import { GymError, type ErrorCode } from '../src/errors';
 import { withRetryAfter } from '../src/gateway/errors';
 import type { JudgeCall } from '../src/environments/types';
 import type { CallRouting, ModelCallRecord } from '../src/schemas/records';
-import { callLog } from '../src/store/call-log';
+import { runFiles } from '../src/store/run-files';
 
 export interface ModelCallResult {
   callId: string;
@@ -108,6 +108,8 @@ export async function callModelThroughGateway(gateway: Gateway, spec: ModelSpec,
 /** Where a judge's calls are logged: the run folder's model_calls/, under the rollout they grade. */
 export interface JudgeLogging {
   runDir: string;
+  /** The run's object store, when its files are there (`--store`). */
+  store?: string;
   rolloutId: string;
   attempt: number;
 }
@@ -138,10 +140,14 @@ export function loggedJudge(gateway: Gateway, spec: ModelSpec, log: JudgeLogging
     try {
       response = modelResponse(spec, reply);
     } catch (e) {
-      await callLog(log.runDir).append({ ...logged, error: { code: (e as GymError).code, message: (e as Error).message } });
+      await runFiles(log)
+        .callLog()
+        .append({ ...logged, error: { code: (e as GymError).code, message: (e as Error).message } });
       throw e;
     }
-    await callLog(log.runDir).append({ ...logged, response });
+    await runFiles(log)
+      .callLog()
+      .append({ ...logged, response });
     return response;
   };
 }

@@ -18,11 +18,20 @@ import { Manifest } from '../src/runs/manifest';
 import { recordAgentRef, type FailureRecord } from '../src/schemas/records';
 import { writeFileAtomic } from '../src/store/jsonl';
 import { writeNemoGymFiles } from '../src/store/nemo-gym-files';
+import { pullRun, pushRun } from '../src/store/object/finalize';
+import { ObjectRunFiles } from '../src/store/object/run-objects';
 import { RunStore } from '../src/store/run-store';
 import { runActivity } from './envelope';
 
-export function finalizeRun(input: { runDir: string; expected: number; status?: RunEnd }): Promise<RunMetrics> {
+/**
+ * `store`: the run's object store. Its result objects are first made the canonical files of the run folder
+ * on this machine (`runDir`, made if missing), which everything below reads as for any run; the finished
+ * files then go back into the store.
+ */
+export function finalizeRun(input: { runDir: string; store?: string; expected: number; status?: RunEnd }): Promise<RunMetrics> {
   return runActivity(async () => {
+    const objects = input.store ? new ObjectRunFiles(input.store) : undefined;
+    if (objects) await pullRun(objects, input.runDir);
     const status = input.status ?? 'completed';
     // metrics.json is written last but one: once it is there, so is the manifest's status.
     await recordStatus(input.runDir, status);
@@ -30,6 +39,7 @@ export function finalizeRun(input: { runDir: string; expected: number; status?: 
     await runHealthChecks(input.runDir);
     // A cancelled run is partial: it is exported once it is finished (resumed), not before.
     if (status === 'completed') await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);
+    if (objects) await pushRun(objects, input.runDir);
     return metrics;
   });
 }

@@ -5,11 +5,12 @@
 // deterministic whatever order the steps finish in.
 import { Context } from '@temporalio/activity';
 import type { RolloutStage } from '../src/errors';
-import { FileJournal } from '../src/store/journal';
+import { runFiles } from '../src/store/run-files';
+import { rolloutId } from '../src/schemas/task';
 import { FINISHING } from '../workflows/agent-loop';
 import type { RetrySettings } from '../workflows/definitions';
 import { keyOf } from './rollout-batch';
-import { journalPath, type RolloutSpec, type RolloutSteps } from './rollout-steps';
+import type { RolloutSpec, RolloutSteps } from './rollout-steps';
 import { retrying } from './step-retry';
 
 export interface RoundInput {
@@ -48,7 +49,7 @@ const running = new Map<string, Promise<Settled>>();
 export function createRoundActivity(steps: RolloutSteps) {
   async function advance(input: RoundInput, ordinal: number, step: number, attempt: number | undefined): Promise<Settled> {
     const key = keyOf(ordinal, input.numRepeats, attempt);
-    const journal = new FileJournal(journalPath(input.spec.runDir, key));
+    const journal = runFiles(input.spec).journal(rolloutId(key));
     const stage = (): RolloutStage => (step === FINISHING ? 'verify' : 'model');
     const never = new AbortController().signal;
     if (step === FINISHING) {
@@ -72,7 +73,7 @@ export function createRoundActivity(steps: RolloutSteps) {
       const signal = Context.current().cancellationSignal;
       const attempts = new Map(input.attempts);
       const keys = input.rollouts.map(([ordinal, step]) => {
-        const k = `${input.spec.runDir}|${input.spec.epoch}|${ordinal}|${step}`;
+        const k = `${input.spec.store ?? input.spec.runDir}|${input.spec.epoch}|${ordinal}|${step}`;
         if (!running.has(k)) {
           const p = advance(input, ordinal, step, attempts.get(ordinal));
           // Kept until a round hands its result over; a failure is handed over like a result.

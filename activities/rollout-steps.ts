@@ -2,7 +2,6 @@
 // the first turn, one model call, then the tool calls or environment step it leads to) and
 // `finishRollout` (verify, record exactly once). Every call is journaled before the next starts, so a
 // retry continues at the last finished call: no model call paid twice, no tool mutating state twice.
-import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { compactHistory, type HistoryPolicy } from '../src/agents/history-policy';
 import { nextMove, type ModelTurnShape } from '../src/agents/loop';
@@ -19,9 +18,8 @@ import type { ModelSpec } from '../src/gateway/spec';
 import { recordAgentRef, VERIFY_DEFAULTS, type FailureRecord, type RolloutCompaction, type RolloutRecord } from '../src/schemas/records';
 import { functionCalls, inputItems, type ConversationItem, type FunctionCallOutputItem, type ResponseObject } from '../src/schemas/responses';
 import { rolloutId } from '../src/schemas/task';
-import { callLog } from '../src/store/call-log';
 import { episodeOf, historyItems, historyTurns, totalUsage, type Episode, type Journal, type ModelTurn } from '../src/store/journal';
-import { RunStore } from '../src/store/run-store';
+import { runFiles, type RunFiles } from '../src/store/run-files';
 import { inSpan } from '../src/tracing/spans';
 import type { FailureDescription } from './step-retry';
 import { FINISHING } from '../workflows/agent-loop';
@@ -32,6 +30,8 @@ import { withRolloutTraces } from './rollout-traces';
 /** What every step of a run's rollouts needs; small, because it travels in each activity's input. */
 export interface RolloutSpec {
   runDir: string;
+  /** The run's object store (`s3://bucket/prefix/<run id>`) when its files are there instead of in `runDir`. */
+  store?: string;
   /** Which incarnation of the run folder this is (the run workflow's first run id): a folder deleted and
    *  used again by a new run must never see work a long-lived worker kept for the old one. */
   epoch: string;
@@ -61,10 +61,6 @@ export interface TurnResult {
   outcome?: RolloutOutcome;
 }
 
-export function journalPath(runDir: string, key: RolloutKey): string {
-  return path.join(runDir, 'work', `${rolloutId(key)}.jsonl`);
-}
-
 /** Who plays a rollout, as its record names them. */
 export interface PlayedBy {
   environment: string;
@@ -90,8 +86,8 @@ const TASK_CACHE_ROWS = 20_000;
  * A task row, raw and validated, with the environment and agent that play it: the run's, or those a
  * routed row names (a run over several environments); cached per run incarnation.
  */
-async function loadTask(spec: RolloutSpec, store: RunStore, taskIndex: number): Promise<LoadedTask> {
-  const runKey = `${spec.runDir}|${spec.epoch}`;
+async function loadTask(spec: RolloutSpec, store: RunFiles, taskIndex: number): Promise<LoadedTask> {
+  const runKey = `${spec.store ?? spec.runDir}|${spec.epoch}`;
   let rows = taskCache.get(runKey);
   if (!rows) {
     if (taskCache.size >= TASK_CACHE_RUNS) taskCache.delete(taskCache.keys().next().value!);
@@ -209,7 +205,9 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       response = modelResponse(spec.model, reply);
     } catch (e) {
       // A failed call is logged too: the health checks tell a rollout that ended on one from one that recovered.
-      await callLog(spec.runDir).append({ ...logged, error: { code: (e as GymError).code, message: (e as Error).message } });
+      await runFiles(spec)
+        .callLog()
+        .append({ ...logged, error: { code: (e as GymError).code, message: (e as Error).message } });
       throw e;
     }
     const turn: ModelTurn = {
@@ -224,7 +222,9 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
     };
     // The journal first: once it holds the turn, no retry pays for this call again.
     await journal.append({ kind: 'model', step, turn });
-    await callLog(spec.runDir).append({ ...logged, response });
+    await runFiles(spec)
+      .callLog()
+      .append({ ...logged, response });
     return turn;
   }
 
@@ -239,7 +239,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
      * and repeat (a line of one repeat). A row that cannot be loaded (a bad task) is the run's.
      */
     async playedBy(spec: RolloutSpec, key: RolloutKey): Promise<PlayedBy> {
-      const task = await loadTask(spec, new RunStore(spec.runDir), key.taskIndex).catch(() => undefined);
+      const task = await loadTask(spec, runFiles(spec), key.taskIndex).catch(() => undefined);
       if (!task) return { environment: spec.env.name, agent: recordAgentRef({}, spec.env.name, spec.agent).name, taskIndex: key.taskIndex, rolloutIndex: key.rolloutIndex };
       const { raw, env, agent } = task;
       return {
@@ -252,7 +252,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
 
     /** The harness that plays the rollout's row (its own way of playing, in a run that mixes them), if one does. */
     async harnessOf(spec: RolloutSpec, key: RolloutKey): Promise<HarnessRef | undefined> {
-      return (await loadTask(spec, new RunStore(spec.runDir), key.taskIndex)).ref.harness;
+      return (await loadTask(spec, runFiles(spec), key.taskIndex)).ref.harness;
     },
 
     /** Verify (unless done before) and write the record once; the journal is dropped after. */
@@ -274,13 +274,13 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         _ng_rollout_id: rolloutId(key),
       };
       // A retry's line replaces the earlier attempt's (the results log keeps the higher attempt index).
-      await new RunStore(spec.runDir).appendFailure(record);
+      await runFiles(spec).appendFailure(record);
     },
   };
 
   async function playTurn(spec: RolloutSpec, key: RolloutKey, step: number, journal: Journal): Promise<TurnResult> {
     const startedAtMs = Date.now();
-    const store = new RunStore(spec.runDir);
+    const store = runFiles(spec);
     // A harness cannot be resumed between its model calls: it plays whole rollouts, in batches.
     const { ref } = await inStage('seed', () => loadTask(spec, store, key.taskIndex));
     if (ref.harness) throw new GymError('BAD_INPUT', `agent ${ref.harness.name} is an external harness: it runs only in the rollout grain (--durability rollout)`);
@@ -357,17 +357,28 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
   }
 
   async function finish(spec: RolloutSpec, key: RolloutKey, journal: Journal): Promise<{ reward: number }> {
-    const store = new RunStore(spec.runDir);
+    const store = runFiles(spec);
     const id = rolloutId(key);
     const episode = episodeOf(await journal.read());
+    if (!episode.seed) {
+      // Recorded, and its journal (being) dropped, by a try that was killed before it answered: that record stands.
+      const recorded = await store.findRollout(id);
+      if (recorded) {
+        await journal.remove();
+        return { reward: recorded.reward };
+      }
+    }
     const { raw: row, parsed: task, env, agent } = await inStage('verify', () => loadTask(spec, store, key.taskIndex));
     // The attempt the journal was seeded for: a resumed run can finish a retry's attempt.
     const attemptIndex = episode.seed?.attemptIndex ?? key.attemptIndex;
     let verified = episode.verify;
+    let recordedReward: number | undefined;
     if (!verified) {
       const response = episodeResponse(episode);
       const judgeModel = spec.judgeModel;
-      const judge: JudgeCall | undefined = judgeModel ? loggedJudge(deps.gateway, judgeModel, { runDir: spec.runDir, rolloutId: id, attempt: currentAttempt() }, cancellation) : undefined;
+      const judge: JudgeCall | undefined = judgeModel
+        ? loggedJudge(deps.gateway, judgeModel, { runDir: spec.runDir, store: spec.store, rolloutId: id, attempt: currentAttempt() }, cancellation)
+        : undefined;
       const started = performance.now();
       const { value: result, sandboxMs } = await metered(() => inStage('verify', () => inSpan('verify', {}, async () => env.verify(task, response, { state: episode.state, judge }))));
       const latencyMs = performance.now() - started;
@@ -392,11 +403,12 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
           ...(spec.historyPolicy ? { _gf_compaction: compactionOf(spec.historyPolicy, episode) } : {}),
           _ng_rollout_id: id,
         };
-        await store.appendRollout(record);
+        // Written first by another try (a stalled worker's): its record stands, and its reward is the rollout's.
+        if (!(await store.appendRollout(record))) recordedReward = (await store.findRollout(id))?.reward;
       }),
     );
     await journal.remove();
-    return { reward: verified.result.reward };
+    return { reward: recordedReward ?? verified.result.reward };
   }
 
   return withRolloutTraces(steps);

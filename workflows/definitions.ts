@@ -44,6 +44,12 @@ export type Durability = 'turn' | 'rollout';
 export interface RunInput {
   runId: string;
   runDir: string;
+  /**
+   * The run's object store (`s3://bucket/prefix/<run id>`, from `--store`): workers do the run's I/O there, and
+   * the finalizer also writes the run's files into `runDir` on its machine. Only the URL: endpoint and
+   * credentials are each worker's own (AWS_* environment variables).
+   */
+  store?: string;
   env: EnvRef;
   inputFile: string;
   model: ModelSpec;

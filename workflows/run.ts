@@ -109,11 +109,14 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
   );
 
   try {
-    const collated = await collateRun({ runDir: input.runDir, inputFile: input.inputFile, env: input.env, limit: input.limit, numRepeats: input.numRepeats });
+    // Only a run with an object store names one: every other run's activity inputs stay as they were.
+    const store = input.store ? { store: input.store } : {};
+    const collated = await collateRun({ runDir: input.runDir, ...store, inputFile: input.inputFile, env: input.env, limit: input.limit, numRepeats: input.numRepeats });
     total = collated.rolloutCount;
     phase = 'running';
     const spec = {
       runDir: input.runDir,
+      ...store,
       epoch: workflowInfo().firstExecutionRunId,
       env: input.env,
       agent: collated.agent,
@@ -163,7 +166,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     phase = 'finalizing';
     // A graceful stop ends here too: the run is complete as a workflow, cancelled as a run.
     const status = stopping ? 'cancelled' : 'completed';
-    const metrics = await finalizeRun({ runDir: input.runDir, expected: total, status });
+    const metrics = await finalizeRun({ runDir: input.runDir, ...store, expected: total, status });
     phase = 'completed';
     upsertSearchAttributes([{ key: RUN_STATUS, value: status }]);
     await condition(allHandlersFinished);
@@ -173,7 +176,7 @@ export async function evalRunWorkflow(input: RunInput): Promise<RunResult> {
     await CancellationScope.nonCancellable(async () => {
       // An abandoned run still gets its metrics and health, counting the rollouts it left as missing.
       if (cancelled && total !== null && patched(PATCH_FINALIZE_CANCELLED)) {
-        await finalizeRun({ runDir: input.runDir, expected: total, status: 'cancelled' }).catch(() => undefined);
+        await finalizeRun({ runDir: input.runDir, ...(input.store ? { store: input.store } : {}), expected: total, status: 'cancelled' }).catch(() => undefined);
       }
       upsertSearchAttributes([{ key: RUN_STATUS, value: cancelled ? 'cancelled' : 'failed' }]);
     });

@@ -70,6 +70,15 @@ function folderConflict(existing: Manifest, fresh: Manifest, config: RunConfig, 
   if (existing.workflow_id !== fresh.workflow_id) {
     return new GymError('CONFLICT', `${config.runDir} holds run "${existing.run_id}"; resume it with \`gym eval resume ${config.runDir}\` (not as run "${config.runId}")`);
   }
+  // The results so far are where the run keeps them: a resume that names another place would play them again.
+  if (existing.config.store !== config.store) {
+    return new GymError(
+      'CONFLICT',
+      existing.config.store
+        ? `${config.runDir} holds run "${existing.run_id}", whose files are in ${existing.config.store}: resume it with the same --store (or \`gym eval resume ${config.runDir}\`)`
+        : `${config.runDir} holds run "${existing.run_id}", whose files are in this folder: resume it without --store`,
+    );
+  }
   return undefined;
 }
 
@@ -130,6 +139,7 @@ export async function startRun(
   retry?: { only: RolloutSelection; classes: string[] },
 ): Promise<WorkflowHandle<typeof evalRunWorkflow>> {
   const config = manifest.config;
+  if (config.store) await (await import('../store/object/publish')).publishRun(config.store, config.runDir, config.inputFile);
   const model = config.model.backend === 'mock' ? `mock:${config.model.env}` : `${config.model.backend}:${config.model.model}`;
   const handle = await client.workflow.start<typeof evalRunWorkflow>('evalRunWorkflow', {
     taskQueue: config.taskQueue,

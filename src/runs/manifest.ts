@@ -20,6 +20,8 @@ export { MAX_CONCURRENCY };
 export const RunConfig = z.object({
   runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-"'),
   runDir: z.string(),
+  /** The run's object store (`--store <root>` names the root; the run's URL is `<root>/<run id>`); not part of its identity. */
+  store: z.string().regex(/^s3:\/\//).optional(),
   env: EnvRef,
   inputFile: z.string(),
   model: ModelSpec,

@@ -8,6 +8,7 @@ import { RunConfig } from './manifest';
 export const RunInput = RunConfig.pick({
   runId: true,
   runDir: true,
+  store: true,
   env: true,
   inputFile: true,
   model: true,

@@ -13,7 +13,7 @@ const SEGMENT_BYTES = 256 * 1024 * 1024;
 export const WRITER = `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '_')}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
 /** Appends lines to one file, batching those that arrive while a write is in flight into the next write. */
-class GroupAppender {
+export class GroupAppender {
   private queue: { line: string; done: (e?: unknown) => void }[] = [];
   private writing: Promise<void> | undefined;
 

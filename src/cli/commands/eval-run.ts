@@ -11,6 +11,7 @@ import { harnessRefusal } from '../../harnesses/task';
 import { endpointsOf, unreachableEndpoints } from '../../gateway/probe';
 import { MATERIALIZED_INPUTS, resolveConfigRun, type ConfigRun } from '../../routing/from-config';
 import { writeFileAtomic } from '../../store/jsonl';
+import { isObjectStoreUrl, runStoreUrl } from '../../store/object/s3-url';
 import { configRunFlags, isNemoGymConfigFile, lendModelKey } from './eval-run-config';
 import { AnthropicModelSpec, ModelSpec } from '../../gateway/spec';
 import { readModelSpecFile } from '../model-spec-file';
@@ -81,6 +82,11 @@ ${BACKOFF_USAGE}
                        workers of their own: gym worker start --task-queue Q --role rollouts [--max-rollouts N]
                        (this process and --task-queue's workers then only orchestrate; docs/operations.md)
   --run-id ID          name of the run (default: the output folder's name and a hash of its path)
+  --store s3://BUCKET[/PREFIX]   keep the run's files in an S3-compatible object store (under PREFIX/<run id>)
+                       instead of only --output, for workers on machines that share no folder; endpoint,
+                       region and credentials from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID and
+                       AWS_SECRET_ACCESS_KEY of each process; the finalizer also writes the results into
+                       --output (docs/operations.md)
   --env-option KEY=VALUE   an environment setting (NeMo Gym's config key; VALUE as JSON), repeatable
   --env remote --remote-url URL [--remote-tools a,b]   drive an existing NeMo Gym resources server
                        --remote-connect-timeout-ms MS (default 10000) --remote-first-byte-timeout-ms MS
@@ -158,6 +164,7 @@ export const EVAL_RUN_FLAGS = {
   'task-queue': { type: 'string' },
   'rollout-queue': { type: 'string' },
   'run-id': { type: 'string' },
+  store: { type: 'string' },
   detach: { type: 'boolean' },
   'no-worker': { type: 'boolean' },
   'min-coverage': { type: 'string' },
@@ -378,13 +385,15 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   if (!routed && !existsSync(inputFile)) throw new GymError('NOT_FOUND', `--input file ${inputFile} does not exist`);
   const runId = (values['run-id'] as string | undefined) ?? defaultRunId(runDir);
   const concurrency = intFlag(values, 'concurrency', { min: 1, max: MAX_CONCURRENCY, fallback: 8 })!;
+  const store = storeFlag(values, runId, environments);
   const parsed = RunConfig.safeParse({
     runId,
     runDir,
+    ...store,
     env,
     inputFile,
-    model: modelSpec(values, '', envName, runDir),
-    judgeModel: modelSpec(values, 'judge-', envName, runDir),
+    model: withStoreTasks(modelSpec(values, '', envName, runDir), runDir, store.store),
+    judgeModel: withStoreTasks(modelSpec(values, 'judge-', envName, runDir), runDir, store.store),
     numRepeats: intFlag(values, 'num-repeats', { min: 1, fallback: 1 }),
     limit: routed ? undefined : intFlag(values, 'limit', { min: 1 }),
     concurrency,
@@ -410,6 +419,22 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
   checkRolloutQueue(parsed.data);
   checkOutputDir(runDir);
   return parsed.data;
+}
+
+/** A mock model reads the run's tasks where the run keeps them: with an object store, from there. */
+function withStoreTasks(spec: ModelSpec | undefined, runDir: string, store: string | undefined): ModelSpec | undefined {
+  if (!store || spec?.backend !== 'mock' || spec.tasks_file !== path.join(runDir, 'tasks.jsonl')) return spec;
+  return { ...spec, tasks_file: `${store}/tasks.jsonl` };
+}
+
+/** `--store <root>`: the run's object store URL, `<root>/<run id>`. */
+function storeFlag(values: Values, runId: string, environments: EnvRef[]): { store?: string } {
+  const root = values.store as string | undefined;
+  if (root === undefined) return {};
+  if (!isObjectStoreUrl(root)) throw new GymError('BAD_FLAG', `--store ${root}: expected s3://<bucket>[/<prefix>] (a shared folder needs no flag: give it as --output)`);
+  const harness = environments.find((e) => e.harness)?.harness;
+  if (harness) throw new GymError('BAD_FLAG', `--store does not yet go with the external harness ${harness.name}: its traces are written in a run folder (use a shared folder as --output)`);
+  return { store: runStoreUrl(root, runId) };
 }
 
 function outputFormatFlag(values: Values): OutputFormat | undefined {

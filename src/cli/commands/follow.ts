@@ -92,7 +92,7 @@ export async function followRun(
     }
   })();
   let stopped = false;
-  const rolloutQueue = (await readManifest(opts.runDir))?.config.rolloutQueue;
+  const { rolloutQueue, store } = (await readManifest(opts.runDir))?.config ?? {};
   const poll = (async () => {
     // A worker that has just started may not have polled yet: the rollout queue is looked at after a few seconds, once.
     const lookAt = Date.now() + ROLLOUT_QUEUE_GRACE_MS;
@@ -120,6 +120,8 @@ export async function followRun(
       return undefined;
     }
     reporter.finish();
+    // The finalizer may have run on another machine: the run's finished files come from its object store.
+    if (store) await (await import('../../store/object/publish')).fetchRunFiles(store, opts.runDir);
     say(formatMetrics(out.metrics, opts.runDir));
     // The finalize that just ran exported the run; older entries of exports.json are not this run's news.
     const exports = await readExports(opts.runDir);

@@ -7,6 +7,8 @@ import type { z } from 'zod';
 import { GymError } from '../../../errors';
 import type { ResponseCreateParams } from '../../../schemas/responses';
 import { canonicalItems, type CanonicalPrefix } from '../../canonical';
+import { ObjectStore } from '../../../store/object/client';
+import { isObjectStoreUrl } from '../../../store/object/s3-url';
 
 export interface PrefixMatch<Row> {
   /** Rows whose input is the longest matching prefix (several when a file repeats a task). */
@@ -124,6 +126,7 @@ export class FileCache<T> {
   constructor(private readonly load: (text: string, path: string) => T) {}
 
   get(file: string): Promise<T> {
+    if (isObjectStoreUrl(file)) return this.fromStore(file);
     const path = resolve(file);
     const cached = this.entries.get(path);
     // A stat per model call was a third of a single-turn rollout's cost: a version is trusted this long.
@@ -155,6 +158,25 @@ export class FileCache<T> {
     this.entries.set(path, { version, value, checkedAt: performance.now() });
     value.catch(() => {
       if (this.entries.get(path)?.value === value) this.entries.delete(path);
+    });
+    return value;
+  }
+
+  /**
+   * A run's tasks.jsonl in its object store (`--store`): collated once and never changed, so it is read once;
+   * a read before the run is collated fails and is tried again by the next call.
+   */
+  private fromStore(url: string): Promise<T> {
+    const cached = this.entries.get(url);
+    if (cached) return cached.value;
+    const at = url.lastIndexOf('/');
+    const value = new ObjectStore(url.slice(0, at)).get(url.slice(at + 1)).then((text) => {
+      if (text === undefined) throw new GymError('SETUP_FAILED', `mock model file ${url} is not in the object store (yet)`);
+      return this.load(text, url);
+    });
+    this.entries.set(url, { version: 'object', value, checkedAt: performance.now() });
+    value.catch(() => {
+      if (this.entries.get(url)?.value === value) this.entries.delete(url);
     });
     return value;
   }
