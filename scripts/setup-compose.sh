@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The images of docker-compose.yml, built offline from this repository: nothing comes from Docker Hub.
 #   bash scripts/setup-compose.sh                build the parts not cached yet (no Docker daemon needed)
-#   bash scripts/setup-compose.sh binaries       only the Go-built part (the Temporal server and UI): no Debian package needed
+#   bash scripts/setup-compose.sh binaries       only the Go-built part (the Temporal server and UI): no Debian package
+#                                                needed; prints its folder
 #   bash scripts/setup-compose.sh images         the same, then build the images into the Docker daemon at DOCKER_HOST
 #                                                (or the default socket): then `docker-compose up -d`
 #   bash scripts/setup-compose.sh cache-images   the same into the image cache the compose test uses: a private
@@ -117,8 +118,11 @@ locked() {
   )
 }
 if [ "$mode" = binaries ]; then
-  # Only the Go part, which needs no Debian package: CI starts it first, beside its downloads.
-  echo "setup-compose: binaries ready in $(( $(date +%s) - start )) s ($(locked binaries build_binaries))" >&2
+  # Only the Go part, which needs no Debian package: CI starts it first, beside its downloads. Its folder goes to
+  # stdout, for the tests that run the server binary itself (tests/helpers/compose-binaries.ts).
+  bin=$(locked binaries build_binaries)
+  echo "setup-compose: binaries ready in $(( $(date +%s) - start )) s ($bin)" >&2
+  echo "$bin"
   exit 0
 fi
 missing=()

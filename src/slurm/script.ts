@@ -39,7 +39,8 @@ function directives(job: SlurmJob): string[] {
 function temporalExports(job: SlurmJob): string[] {
   const t = job.temporal;
   const out = [`export TEMPORAL_ADDRESS=${shellQuote(t.address)}`, `export TEMPORAL_NAMESPACE=${shellQuote(t.namespace)}`];
-  if (t.tls) {
+  if (t.tls === false) out.push('export TEMPORAL_TLS=false');
+  else if (t.tls) {
     out.push('export TEMPORAL_TLS=true');
     const files = { TEMPORAL_TLS_CERT: t.tls.certPath, TEMPORAL_TLS_KEY: t.tls.keyPath, TEMPORAL_TLS_CA: t.tls.caPath, TEMPORAL_TLS_SERVER_NAME: t.tls.serverName };
     for (const [name, value] of Object.entries(files)) if (value) out.push(`export ${name}=${shellQuote(value)}`);

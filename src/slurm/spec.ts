@@ -60,7 +60,8 @@ export const VllmSpec = z.strictObject({
 export const TemporalTarget = z.strictObject({
   address: z.string().min(1),
   namespace: z.string().min(1),
-  tls: z.strictObject({ certPath: z.string().optional(), keyPath: z.string().optional(), caPath: z.string().optional(), serverName: z.string().optional() }).optional(),
+  /** `false`: plaintext even with an API key (TEMPORAL_TLS=false). */
+  tls: z.union([z.literal(false), z.strictObject({ certPath: z.string().optional(), keyPath: z.string().optional(), caPath: z.string().optional(), serverName: z.string().optional() })]).optional(),
   apiKeyEnv: EnvName.optional(),
 });
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awaitBackgroundSetup } from '../helpers/compose-binaries';
 import { startPrivateDockerd, type TestDockerEngine } from '../helpers/docker-engine';
 import { expectFaultInvariants } from '../helpers/fault-invariants';
 import { releasePort, reservePort } from '../helpers/ports';
@@ -38,27 +39,6 @@ function missingTool(): string | undefined {
 
 let skipReason = missingTool();
 
-/** CI builds the images in the background while the suite runs (.ci/run): its pid is in .setup-pid until it ends. */
-async function awaitBackgroundSetup(): Promise<void> {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(path.join(ROOT, '.gymflow/cache/compose/.setup-pid'), 'utf8'));
-  } catch {
-    return;
-  }
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!pid || !alive()) return;
-  const t0 = Date.now();
-  while (alive()) await new Promise((resolve) => setTimeout(resolve, 1000));
-  console.log(`compose test: waited ${Math.round((Date.now() - t0) / 1000)} s for CI's image build (pid ${pid})`);
-}
 let docker: Omit<TestDockerEngine, 'image'> | undefined;
 let env: Record<string, string> = {};
 const ports: number[] = [];
@@ -71,7 +51,7 @@ const compose = (args: string[], timeout = 240_000) =>
 
 beforeAll(async () => {
   if (skipReason) return;
-  await awaitBackgroundSetup();
+  await awaitBackgroundSetup('compose test');
   try {
     // The image cache: `setup-compose.sh cache-images` (CI's setup) fills the same data root.
     docker = await startPrivateDockerd(path.join(ROOT, '.gymflow/cache/compose/docker'));

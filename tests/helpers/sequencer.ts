@@ -9,8 +9,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DURATIONS_FILE = path.join(ROOT, 'tests/durations.json');
 
-// CI builds the compose test's images beside the suite (.ci/run): that test starts after every other isolated file.
-const LAST = new Set(['tests/e2e/compose.test.ts']);
+// CI builds the compose stack's parts beside the suite (.ci/run): the files that need them (its images, or its
+// Go-built Temporal server) start after every other isolated file.
+const LAST = new Set(['tests/e2e/compose.test.ts', 'tests/e2e/secured-cluster.test.ts']);
 
 export function recordedSeconds(): Record<string, number> {
   try {

@@ -113,6 +113,9 @@ describe('jobScript', () => {
     const read = execFileSync('bash', ['-c', `${exports.join('\n')}\nprintf '%s\\n' "$HF_HOME" "$TEMPORAL_ADDRESS" "$TEMPORAL_NAMESPACE" "$TEMPORAL_TLS" "$TEMPORAL_TLS_CA"`], { env: {} }).toString();
     expect(read.split('\n').slice(0, 5)).toEqual(["/data/it's $HOME", 'temporal.example:7233', 'evals', 'true', '/etc/ca.pem']);
     expect(script).toContain('"${TEMPORAL_API_KEY:?the Temporal API key');
+    // A key over a plaintext connection (TEMPORAL_TLS=false) stays plaintext in the job.
+    const plain = jobScript(spec({ temporal: { address: 'temporal.example:7233', namespace: 'evals', tls: false, apiKeyEnv: 'TEMPORAL_API_KEY' } }));
+    expect(plain.split('\n').filter((l) => l.startsWith('export TEMPORAL_TLS'))).toEqual(['export TEMPORAL_TLS=false']);
   });
 
   it('refuses a spec sbatch or the shell would misread', () => {
