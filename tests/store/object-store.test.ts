@@ -170,8 +170,13 @@ describe('the object store backend against moto', () => {
     await files.appendFailure(failure('2-0', 0));
     await files.appendRollout(rollout('2-0', 0.5));
     await files.callLog().append({ call_id: 'c1', rollout_id: '0-0' });
+    // An entry a stalled try appended after 0-0's journal was removed; 1-0's journal (a sidecar record only) and an attempt set aside stay.
+    await files.journal('0-0').append({ kind: 'failed_try', step: 1 });
+    await files.journal('1-0').append({ kind: 'failed_try', step: 1 });
+    await files.store.put('work/attempts/2-0-a0/000000.json', '{"kind":"failed_try","step":1}');
     const dir = path.join(await tempDir(), 'final');
     await pullRun(files, dir);
+    expect((await files.store.list('work')).sort()).toEqual(['work/1-0/000000.json', 'work/attempts/2-0-a0/000000.json']);
     const lines = (name: string) =>
       readFileSync(path.join(dir, name), 'utf8')
         .split('\n')

@@ -60,7 +60,9 @@ export async function pullRun(files: ObjectRunFiles, runDir: string): Promise<vo
   });
   // The folder's results log keeps each id once: a rollout's record replaces a sidecar line an earlier finalize wrote.
   const log = new ResultsLog(runDir);
-  await log.appendRollouts((await readRecords(files, await files.store.list(RESULT_DIRS.rollout))) as unknown as RolloutRecord[]);
+  const recorded = await files.store.list(RESULT_DIRS.rollout);
+  await log.appendRollouts((await readRecords(files, recorded)) as unknown as RolloutRecord[]);
+  await dropRecordedJournals(files, recorded);
   const failures = latestAttempts((await files.store.list(RESULT_DIRS.failure)).map((n) => n.slice(RESULT_DIRS.failure.length + 1)));
   await log.appendFailures(
     (await readRecords(
@@ -68,6 +70,23 @@ export async function pullRun(files: ObjectRunFiles, runDir: string): Promise<vo
       failures.map((n) => `${RESULT_DIRS.failure}/${n}`),
     )) as unknown as FailureRecord[],
   );
+}
+
+/** `work/<rollout id>/<n>.json` → the rollout id; undefined for the attempts set aside (`work/attempts/…`). */
+export function journalRollout(name: string): string | undefined {
+  const m = /^work\/([^/]+)\/[^/]+$/.exec(name);
+  return m && m[1] !== 'attempts' ? m[1] : undefined;
+}
+
+/**
+ * Removes what is left of recorded rollouts' journals. A try removes its rollout's journal once the record is
+ * written, but a stalled try of the same rollout (one Temporal had given up on and retried) can still append
+ * an entry after that: harmless to the results (the record is written once), it would stay in the bucket.
+ */
+async function dropRecordedJournals(files: ObjectRunFiles, recorded: string[]): Promise<void> {
+  const ids = new Set(recorded.map((name) => path.posix.basename(name, '.json')));
+  const left = (await files.store.list('work')).filter((name) => ids.has(journalRollout(name) ?? ''));
+  await eachLimited(left, READS_IN_FLIGHT, (name) => files.store.remove(name));
 }
 
 /** What of a run folder is not the run's to publish: the results log's lock and markers, temp files, probes. */
