@@ -18,7 +18,7 @@ import { LIVE_STATUSES, ListQuery, RunRequest, type RunCreated, type RunList, ty
 import { ViewCache } from './view-cache';
 
 const ENDED_VIEW_MS = 5000;
-/** The oldest reading a poll is answered with while Temporal does not answer the lookup refreshing it. */
+/** Past this age, a reading whose refresh failed is not served: the poll waits for a lookup of its own. */
 const MAX_STALE_MS = 10_000;
 /** Workflow starts under way at once: more only queue inside Temporal's frontend. */
 const START_CONCURRENCY = 8;

@@ -1,6 +1,6 @@
 // The trigger API's memory of each run's last status: polls are answered from it at once, and one lookup
 // per run at a time refreshes it in the background, so a poll's latency does not depend on Temporal's.
-// A reading older than maxStaleMs is not served: the poll waits for a fresh one, so an outage shows.
+// A reading past maxStaleMs whose refresh failed is not served: the poll waits for a lookup, so an outage shows.
 
 export interface ViewCacheOptions<V> {
   /** A reading younger than this is served without a lookup. */
