@@ -36,6 +36,7 @@ export function finalizeRun(input: { runDir: string; store?: string; expected: n
     // metrics.json is written last but one: once it is there, so is the manifest's status.
     await recordStatus(input.runDir, status);
     const metrics = await aggregateRun(input.runDir, input.expected, status);
+    if (!objects) await new RunStore(input.runDir).dropRecordedJournals();
     await runHealthChecks(input.runDir);
     // A cancelled run is partial: it is exported once it is finished (resumed), not before.
     if (status === 'completed') await exportAfterRun(input.runDir, Context.current().info.workflowExecution?.runId, Context.current().log);

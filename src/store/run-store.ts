@@ -1,7 +1,7 @@
 // One folder per run: the manifest, the collated tasks, per-rollout work files (model turns, tool
 // outputs, session state), model call records, and the results — rollouts.jsonl and the sidecar
 // failures.jsonl, each holding at most one line per rollout id, whatever was killed when.
-import { mkdir, open, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FailureRecord, RolloutRecord } from '../schemas/records';
 import { readJsonFile, writeFileAtomic } from './jsonl';
@@ -100,6 +100,25 @@ export class RunStore {
   async findRollout(rolloutId: string): Promise<{ reward: number } | undefined> {
     const found = await this.results.lookup(rolloutId);
     return found?.kind === 'rollout' ? { reward: found.reward } : undefined;
+  }
+
+  /**
+   * Removes what is left of recorded rollouts' journals (`work/<id>.jsonl`). A try removes its journal once the
+   * record is written, but a stalled try of the same rollout (one Temporal had given up on and retried) can still
+   * append after that, making the file again: harmless to the results, it would stay in the folder.
+   */
+  async dropRecordedJournals(): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(path.join(this.dir, 'work'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.jsonl')) continue;
+      if (await this.findRollout(name.slice(0, -'.jsonl'.length))) await rm(path.join(this.dir, 'work', name), { force: true });
+    }
   }
 
   async readRollouts(): Promise<RolloutRecord[]> {

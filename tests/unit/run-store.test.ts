@@ -83,3 +83,21 @@ describe('run store', () => {
     expect(readFileSync(store.failuresPath, 'utf8').trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('dropRecordedJournals', () => {
+  it('removes the journals of recorded rollouts and keeps the others and the attempts set aside', async () => {
+    const dir = await tempDir();
+    const store = new RunStore(dir);
+    await store.appendRollout(record('0-0'));
+    mkdirSync(path.join(dir, 'work', 'attempts'), { recursive: true });
+    // 0-0's made again by a stalled try after its record; 1-0 is still being played.
+    writeFileSync(path.join(dir, 'work', '0-0.jsonl'), '{"kind":"failed_try","step":1}\n');
+    writeFileSync(path.join(dir, 'work', '1-0.jsonl'), '{"kind":"seed","state":null}\n');
+    writeFileSync(path.join(dir, 'work', 'attempts', '0-0-a0.jsonl'), '{"kind":"seed","state":null}\n');
+    await store.dropRecordedJournals();
+    expect(readdirSync(path.join(dir, 'work')).sort()).toEqual(['1-0.jsonl', 'attempts']);
+    expect(readdirSync(path.join(dir, 'work', 'attempts'))).toEqual(['0-0-a0.jsonl']);
+    // No work folder at all: nothing to do.
+    await new RunStore(await tempDir()).dropRecordedJournals();
+  });
+});
