@@ -1,12 +1,13 @@
 // A real LiteLLM proxy (PyPI litellm[proxy], the venv scripts/setup-litellm.sh makes) on a loopback port,
 // serving one model name that it forwards to an OpenAI-compatible upstream. Started offline: no cost-map
 // fetch, no telemetry.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startServerProcess } from './server-process';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -55,38 +56,22 @@ export async function startLiteLLMProxy(opts: { modelName: string; upstreamModel
     ].join('\n'),
   );
   const port = await freePort();
-  let output = '';
-  const child: ChildProcess = spawn(path.join(venv, 'bin', 'litellm'), ['--config', config, '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'], {
-    env: { ...process.env, LITELLM_LOCAL_MODEL_COST_MAP: 'True', LITELLM_TELEMETRY: 'False', NO_DOCKER: 'True', PYTHONUNBUFFERED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  child.stderr!.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the LiteLLM proxy exited with ${child.exitCode} before it answered:\n${output}`);
-    const live = await fetch(`${url}/health/liveliness`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (live) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the LiteLLM proxy did not answer within 180 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const server = await startServerProcess({
+    name: 'the LiteLLM proxy',
+    command: path.join(venv, 'bin', 'litellm'),
+    args: ['--config', config, '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'],
+    env: { ...process.env, LITELLM_LOCAL_MODEL_COST_MAP: 'True', LITELLM_TELEMETRY: 'False', NO_DOCKER: 'True', PYTHONUNBUFFERED: '1' },
+    ready: async () => (await fetch(`${url}/health/liveliness`)).ok,
+    timeoutMs: 180_000,
+    pollMs: 250,
+  });
   return {
     url: `${url}/v1`,
     masterKey,
-    output: () => output,
+    output: server.output,
     async close() {
-      child.kill('SIGTERM');
-      const killed = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killed);
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
