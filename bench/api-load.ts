@@ -4,6 +4,7 @@
 // one run must start), then status polls at a fixed rate (open loop) over those runs; p50/p99 of each.
 //   node --import tsx bench/api-load.ts --submissions 100 --poll-rate 1000 --poll-seconds 10
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,13 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
+
+/** CPU time a process has used (user + system), from /proc: what the API spends, whatever the other processes do. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, the 14th and 15th fields, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 function latencyCase(name: string, params: Record<string, unknown>, latencies: number[], seconds: number, extra: Record<string, number>, load: { before: number; after: number }): CaseResult {
   const sorted = [...latencies].sort((a, b) => a - b);
@@ -64,12 +72,20 @@ async function main(): Promise<void> {
       const text = await res.body.text();
       return { ms: performance.now() - t0, status: res.statusCode, json: JSON.parse(text) as Record<string, unknown> };
     };
+    // The answer comes once the request is recorded; its workflow starts just after.
+    const untilStarted = async (runId: string) => {
+      while ((await call('GET', `/v1/runs/${runId}`)).json.status === 'starting') await new Promise((r) => setTimeout(r, 100));
+    };
     const run = (i: number) => ({ env: 'mcqa', model: 'mock', input: INPUT, limit: 1, num_repeats: 1, run_id: `bench-${i}` });
     const cases: CaseResult[] = [];
 
     // One submission answered before the burst: the burst measures a warm server, not its loading of modules.
     await call('POST', '/v1/runs', run(-2), { 'idempotency-key': 'bench-warm-up' });
+    // ...and its workflow started (in the background, after the answer), so the burst does not share the loop with it.
+    await untilStarted('bench--2');
+    const apiPid = api.child.pid!;
     let load = os.loadavg()[0]!;
+    let cpu0 = cpuMs(apiPid);
     let t0 = performance.now();
     const submitted = await Promise.all(Array.from({ length: flags.submissions }, (_, i) => call('POST', '/v1/runs', run(i), { 'idempotency-key': `bench-${i}` })));
     const failedSubmissions = submitted.filter((r) => r.status !== 201).length;
@@ -79,21 +95,20 @@ async function main(): Promise<void> {
         { concurrent: flags.submissions },
         submitted.map((r) => r.ms),
         (performance.now() - t0) / 1000,
-        { failed: failedSubmissions },
+        { failed: failedSubmissions, api_cpu_ms_each: round((cpuMs(apiPid) - cpu0) / flags.submissions) },
         { before: load, after: os.loadavg()[0]! },
       ),
     );
 
     load = os.loadavg()[0]!;
+    cpu0 = cpuMs(apiPid);
     t0 = performance.now();
     const same = await Promise.all(Array.from({ length: flags['same-key'] }, () => call('POST', '/v1/runs', run(-1), { 'idempotency-key': 'bench-one-key' })));
     const sameSeconds = (performance.now() - t0) / 1000;
+    const sameCpu = round((cpuMs(apiPid) - cpu0) / flags['same-key']);
     const runIds = new Set(same.map((r) => r.json.run_id));
     const created = same.filter((r) => r.json.created === true).length;
-    // The answer comes once the request is recorded; its workflow starts just after.
-    for (let view = await call('GET', '/v1/runs/bench--1'); view.json.status === 'starting'; view = await call('GET', '/v1/runs/bench--1')) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilStarted('bench--1');
     const client = await temporal.client();
     let executions = 0;
     for await (const _ of client.workflow.list({ query: 'WorkflowId = "gymflow-run-bench--1"' })) executions++;
@@ -103,7 +118,7 @@ async function main(): Promise<void> {
         { concurrent: flags['same-key'] },
         same.map((r) => r.ms),
         sameSeconds,
-        { run_ids: runIds.size, created, executions },
+        { run_ids: runIds.size, created, executions, api_cpu_ms_each: sameCpu },
         { before: load, after: os.loadavg()[0]! },
       ),
     );
@@ -111,6 +126,7 @@ async function main(): Promise<void> {
     load = os.loadavg()[0]!;
     const total = Math.round(flags['poll-rate'] * flags['poll-seconds']);
     const polls: Promise<{ ms: number; status: number }>[] = [];
+    cpu0 = cpuMs(apiPid);
     t0 = performance.now();
     // Open loop: request i is sent at i / rate seconds whatever the answers do, so a slow server shows as latency.
     for (let i = 0; i < total; i++) {
@@ -122,13 +138,14 @@ async function main(): Promise<void> {
     }
     const answered = await Promise.all(polls);
     const seconds = (performance.now() - t0) / 1000;
+    const pollCpu = round((cpuMs(apiPid) - cpu0) / total);
     cases.push(
       latencyCase(
         'status polls',
         { rate: flags['poll-rate'], seconds: flags['poll-seconds'], runs: flags.submissions },
         answered.map((r) => r.ms),
         seconds,
-        { failed: answered.filter((r) => r.status !== 200).length },
+        { failed: answered.filter((r) => r.status !== 200).length, api_cpu_ms_each: pollCpu },
         { before: load, after: os.loadavg()[0]! },
       ),
     );

@@ -1,7 +1,11 @@
 // Which run each client request id started, in files under the API's state folder, so a request sent
 // again (after a timeout, or to a restarted API) finds its run instead of starting another.
+// A request's own reads and claim use the synchronous calls: on a local disk each is a few microseconds,
+// where a call through the thread pool costs the event loop a hundred or more, and a burst of submissions
+// is answered on one event loop.
 import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { GymError } from '../errors';
@@ -36,18 +40,21 @@ export class RequestLedger {
     return path.join(this.dir, `${createHash('sha256').update(requestId).digest('hex')}.json`);
   }
 
-  read(requestId: string): Promise<LedgerEntry | undefined> {
-    return this.readFile(this.file(requestId));
-  }
-
-  private async readFile(file: string): Promise<LedgerEntry | undefined> {
+  read(requestId: string): LedgerEntry | undefined {
+    const file = this.file(requestId);
+    // A new id, the usual case, costs a stat instead of a thrown ENOENT (whose stack is costly to make).
+    if (!existsSync(file)) return undefined;
     let raw: string;
     try {
-      raw = await readFile(file, 'utf8');
+      raw = readFileSync(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
+    return this.parse(file, raw);
+  }
+
+  private parse(file: string, raw: string): LedgerEntry {
     let parsed;
     try {
       parsed = LedgerEntry.safeParse(JSON.parse(raw));
@@ -67,7 +74,19 @@ export class RequestLedger {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
-    const entries = await Promise.all(names.filter((n) => /^[0-9a-f]{64}\.json$/.test(n)).map((n) => this.readFile(path.join(this.dir, n))));
+    const files = names.filter((n) => /^[0-9a-f]{64}\.json$/.test(n)).map((n) => path.join(this.dir, n));
+    const entries = await Promise.all(
+      files.map((file) =>
+        readFile(file, 'utf8').then(
+          (raw) => this.parse(file, raw),
+          (e: NodeJS.ErrnoException) => {
+            // Released since the folder was listed.
+            if (e.code === 'ENOENT') return undefined;
+            throw e;
+          },
+        ),
+      ),
+    );
     return entries.filter((e): e is LedgerEntry => e !== undefined && e.started_at === undefined).sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
@@ -83,19 +102,26 @@ export class RequestLedger {
    * whole to a private file, then hard-linked to its name, which fails if another got there first.
    * Answers the entry that holds the id.
    */
-  async claim(entry: LedgerEntry): Promise<{ claimed: boolean; entry: LedgerEntry }> {
-    await mkdir(this.dir, { recursive: true });
+  claim(entry: LedgerEntry): { claimed: boolean; entry: LedgerEntry } {
     const tmp = path.join(this.dir, `.${randomUUID()}.tmp`);
-    await writeFile(tmp, JSON.stringify(entry, null, 2) + '\n', { flag: 'wx' });
+    const text = JSON.stringify(entry, null, 2) + '\n';
     try {
-      await link(tmp, this.file(entry.request_id));
+      writeFileSync(tmp, text, { flag: 'wx' });
+    } catch (e) {
+      // The folder is made by the first claim.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      mkdirSync(this.dir, { recursive: true });
+      writeFileSync(tmp, text, { flag: 'wx' });
+    }
+    try {
+      linkSync(tmp, this.file(entry.request_id));
       return { claimed: true, entry };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      return { claimed: false, entry: (await this.read(entry.request_id))! };
+      return { claimed: false, entry: this.read(entry.request_id)! };
     } finally {
       // unlink, not rm: rm's walk of what might be a folder costs more than the rest of a claim.
-      await unlink(tmp);
+      unlinkSync(tmp);
     }
   }
 

@@ -10,6 +10,7 @@ import { buildRunConfig, EVAL_RUN_FLAG_NAMES, routedRunConfig } from '../cli/com
 import { resolveConfigRun } from '../routing/from-config';
 import { configToFlags, settingOfFlag } from '../cli/config-file';
 import type { RunConfig } from '../runs/manifest';
+import { missingFolders } from '../runs/output-dir';
 import { fieldError, type FieldError } from './errors';
 import type { RunRequest } from './schemas';
 
@@ -143,5 +144,15 @@ export async function runFromRequest(req: RunRequest, requestId: string | undefi
     planned = { config: inTerms(() => routedRunConfig(run, flags, warn).config), materialized: run.lines, datasetHash: run.datasetHash };
   }
   checkSecrets(planned.config, policy.allowedSecretEnv);
+  // Checked, not made: the folder is made when the run starts, after the answer (the runs folder was proven
+  // writable when the API started).
+  try {
+    missingFolders(planned.config.runDir);
+  } catch (e) {
+    if (!(e instanceof GymError)) throw e;
+    // The folder is named by output, or else by run_id.
+    const field = req.output === undefined && req.run_id !== undefined ? 'run_id' : 'output';
+    throw fieldError(e.code, e.message.replace('--output', field === 'output' ? 'output' : 'the folder of run_id'), field);
+  }
   return planned;
 }

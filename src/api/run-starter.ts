@@ -107,29 +107,54 @@ export class RunStarter {
 }
 
 /**
- * Counts work under way (the submissions being answered) and tells when there is none, waiting at most
- * maxWaitMs so a steady stream of submissions cannot hold the starts back for good.
+ * Counts work under way (the submissions being answered) and tells when there has been none for settleMs,
+ * waiting at most maxWaitMs so a steady stream of submissions cannot hold the starts back for good. The
+ * settling matters in a burst: a submission is answered in well under a millisecond, so the count touches
+ * zero between one request and the next many times before the burst is over.
  */
 export class QuietGate {
   private busy = 0;
+  private lastBusyAt = 0;
   private waiters: (() => void)[] = [];
+  private timer?: NodeJS.Timeout;
 
-  constructor(private readonly maxWaitMs: number) {}
+  constructor(
+    private readonly maxWaitMs: number,
+    private readonly settleMs = 20,
+  ) {}
 
   async during<T>(work: () => Promise<T>): Promise<T> {
     this.busy++;
     try {
       return await work();
     } finally {
-      if (--this.busy === 0) for (const wake of this.waiters.splice(0)) wake();
+      this.lastBusyAt = performance.now();
+      if (--this.busy === 0 && this.waiters.length) this.settle();
     }
   }
 
   whenQuiet(): Promise<void> | undefined {
-    if (this.busy === 0) return undefined;
+    if (this.isQuiet()) return undefined;
     return new Promise((resolve) => {
       this.waiters.push(resolve);
       setTimeout(resolve, this.maxWaitMs).unref();
+      if (this.busy === 0) this.settle();
     });
+  }
+
+  private isQuiet(): boolean {
+    return this.busy === 0 && performance.now() - this.lastBusyAt >= this.settleMs;
+  }
+
+  /** Wakes the waiters once the quiet has lasted settleMs. */
+  private settle(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.settleMs - (performance.now() - this.lastBusyAt));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.isQuiet()) for (const wake of this.waiters.splice(0)) wake();
+      else if (this.busy === 0) this.settle();
+    }, wait);
+    this.timer.unref();
   }
 }

@@ -123,13 +123,13 @@ export class RunsService {
    */
   private async submitOnce(req: RunRequest, key: string): Promise<RunCreated> {
     const bodySha = bodySha256(req);
-    const known = await this.ledger.read(key);
+    const known = this.ledger.read(key);
     if (known) return this.again(known, bodySha);
     const planned = await this.plan(req, key);
     const { config } = planned;
     await checkRunFolder(config, planned.datasetHash);
     const entry = { request_id: key, body_sha256: bodySha, request: req, run_id: config.runId, workflow_id: runWorkflowId(config.runId), run_dir: config.runDir, created_at: new Date().toISOString() };
-    const { claimed, entry: held } = await this.ledger.claim(entry);
+    const { claimed, entry: held } = this.ledger.claim(entry);
     if (!claimed) return this.again(held, bodySha);
     this.accept(entry, planned);
     return { run_id: config.runId, workflow_id: entry.workflow_id, run_dir: config.runDir, created: true, request_id: key };

@@ -75,8 +75,15 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
 
 const byName = new Map<string, AnyEnvironment>(ENVIRONMENTS.map((env) => [env.name, env]));
 
+const NAMES = new Set(ENVIRONMENTS.map((env) => env.name));
+
 export function environmentNames(): string[] {
-  return ENVIRONMENTS.map((env) => env.name).sort();
+  return [...NAMES].sort();
+}
+
+/** Whether the name is a registered environment's own (not a remote or configured one). */
+export function isEnvironmentName(name: string): boolean {
+  return NAMES.has(name);
 }
 
 function remoteEnvironment(name: string): AnyEnvironment {

@@ -1,8 +1,7 @@
 // The client side of a run: prepare its folder and manifest, start (or re-attach to) its workflow,
 // and find runs again by id or folder. Used by the CLI and by other services in-process.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -44,11 +43,14 @@ const VALID_INPUTS_KEPT = 64;
 /** Validates every input row against the environment; returns the dataset hash. */
 export async function validateRunInput(config: RunConfig): Promise<string> {
   const env = await environmentOf(config);
-  const seen = await stat(config.inputFile).then(
-    (st) => JSON.stringify([path.resolve(config.inputFile), st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs, config.env, config.limit ?? null]),
+  // statSync: a few microseconds, where a stat through the thread pool costs the event loop far more.
+  let st;
+  try {
+    st = statSync(config.inputFile);
+  } catch {
     // loadTasks says what is wrong with the file.
-    () => undefined,
-  );
+  }
+  const seen = st && JSON.stringify([path.resolve(config.inputFile), st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs, config.env, config.limit ?? null]);
   const known = seen === undefined ? undefined : validInputs.get(seen);
   if (known !== undefined) return known;
   const { datasetHash } = await loadTasks(config.inputFile, env, config.limit);
@@ -105,6 +107,8 @@ function folderConflict(existing: Manifest, fresh: Manifest, config: RunConfig, 
 
 /** Refuses a run whose folder holds another run, as prepareRun would, without writing anything. */
 export async function checkRunFolder(config: RunConfig, datasetHash: string): Promise<void> {
+  // A fresh folder, the usual case, is known by one stat (the trigger API checks one per request).
+  if (!existsSync(path.join(config.runDir, 'manifest.json'))) return;
   const existing = await readManifest(config.runDir);
   const conflict = existing && folderConflict(existing, buildManifest(config, runWorkflowId(config.runId), datasetHash), config, datasetHash);
   if (conflict) throw conflict;

@@ -16,48 +16,57 @@ function reason(e: unknown): string {
   return code ?? (e as Error).message;
 }
 
-function isDirectory(p: string): boolean | undefined {
+function isDirectory(p: string, flag: string): boolean | undefined {
   try {
-    return statSync(p).isDirectory();
+    // Without a thrown ENOENT: a missing folder is the usual case (the trigger API checks one per request).
+    return statSync(p, { throwIfNoEntry: false })?.isDirectory();
   } catch (e) {
     // ENOTDIR: an ancestor is a file; walking up finds which one.
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new GymError('BAD_FLAG', `--output ${p}: cannot look at it (${reason(e)})`);
+    throw new GymError('BAD_FLAG', `${flag} ${p}: cannot look at it (${reason(e)})`);
   }
 }
 
-/** Makes each missing folder from the nearest existing ancestor down, naming the ancestor that is a file. */
-function makeFolders(dir: string): void {
+/**
+ * The folders missing above `dir`, nearest existing ancestor first; refuses a path whose nearest existing part
+ * is a file. Makes nothing: the trigger API checks a run's folder this way and makes it when the run starts.
+ */
+export function missingFolders(dir: string, flag = '--output'): string[] {
   const missing: string[] = [];
   let at = dir;
-  for (let kind = isDirectory(at); kind === undefined; kind = isDirectory(at)) {
+  for (let kind = isDirectory(at, flag); kind === undefined; kind = isDirectory(at, flag)) {
     missing.unshift(at);
     const parent = path.dirname(at);
     if (parent === at) break;
     at = parent;
   }
-  if (isDirectory(at) === false) {
-    throw new GymError('BAD_FLAG', at === dir ? `--output ${dir} is a file, not a folder; choose a folder for the run` : `--output ${dir} cannot be made: ${at} is a file, not a folder`);
+  if (isDirectory(at, flag) === false) {
+    throw new GymError('BAD_FLAG', at === dir ? `${flag} ${dir} is a file, not a folder; choose a folder for the run` : `${flag} ${dir} cannot be made: ${at} is a file, not a folder`);
   }
-  for (const folder of missing) {
+  return missing;
+}
+
+/** Makes each missing folder from the nearest existing ancestor down, naming the ancestor that is a file. */
+function makeFolders(dir: string, flag: string): void {
+  for (const folder of missingFolders(dir, flag)) {
     try {
       mkdirSync(folder);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(folder)) continue;
-      throw new GymError('BAD_FLAG', `--output ${dir} cannot be made: cannot create ${folder} (${reason(e)})`);
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(folder, flag)) continue;
+      throw new GymError('BAD_FLAG', `${flag} ${dir} cannot be made: cannot create ${folder} (${reason(e)})`);
     }
   }
 }
 
 /** Creates `dir` if missing and checks, with a real write, that the run can write files in it. */
-export function checkOutputDir(dir: string): void {
-  makeFolders(dir);
+export function checkOutputDir(dir: string, flag = '--output'): void {
+  makeFolders(dir, flag);
   const probe = path.join(dir, `.gym-write-probe-${process.pid}`);
   try {
     writeFileSync(probe, '');
   } catch (e) {
-    throw new GymError('BAD_FLAG', `--output folder ${dir} is not writable (${reason(e)}); choose a folder you can write to`);
+    throw new GymError('BAD_FLAG', `${flag} folder ${dir} is not writable (${reason(e)}); choose a folder you can write to`);
   }
   rmSync(probe, { force: true });
 }

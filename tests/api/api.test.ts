@@ -1,7 +1,7 @@
 // The trigger API in-process against a real Temporal dev server and a real worker on its task queue, driven
 // through the @gymflow/client package: auth, validation naming fields, a run to its metrics over server-sent
 // events, idempotency (concurrent, and across an API restart), listing, steering and the OpenAPI document.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
@@ -107,7 +107,12 @@ describe('the edge', () => {
   });
 
   it('names the field at fault, in the body’s spelling', async () => {
+    // A file where the run's folder would be: found at once, though the folder is made only when the run starts.
+    writeFileSync(path.join(runsDir, 'a-file'), '');
     const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ output: 'a-file' }, 'output', /a-file is a file, not a folder/],
+      [{ run_id: 'a-file' }, 'run_id', /the folder of run_id \S+a-file is a file, not a folder/],
+      [{ output: 'a-file/deeper' }, 'output', /a-file\/deeper cannot be made: \S+a-file is a file/],
       [{ num_repeats: 0 }, 'num_repeats', /num_repeats/],
       [{ mock: { accuracy: 2 } }, 'mock.accuracy', /mock\.accuracy/],
       [{ env: 'no_such_env' }, 'env', /unknown environment "no_such_env"/],
@@ -125,6 +130,7 @@ describe('the edge', () => {
       expect(e.message).not.toMatch(/usage:|--(?!allow-secret-env)/);
       if (field) expect(e.field).toBe(field);
     }
+    rmSync(path.join(runsDir, 'a-file'));
   });
 
   it('answers unknown runs and routes with 404', async () => {

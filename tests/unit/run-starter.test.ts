@@ -113,4 +113,21 @@ describe('QuietGate', () => {
     void capped.whenQuiet()!.then(() => (released = true));
     await until(() => released);
   });
+
+  it('waits for the quiet to last settleMs: pieces of work a moment apart (a burst of requests) hold the waiter until the burst is over', async () => {
+    const gate = new QuietGate(10_000, 200);
+    let woke = false;
+    await gate.during(async () => undefined);
+    // Just after a piece of work, it is not yet quiet.
+    void gate.whenQuiet()!.then(() => (woke = true));
+    let lastEnd = 0;
+    for (let i = 0; i < 20; i++) {
+      await gate.during(async () => undefined);
+      lastEnd = performance.now();
+      await new Promise((r) => setImmediate(r));
+      expect(woke).toBe(false);
+    }
+    await until(() => woke);
+    expect(performance.now() - lastEnd).toBeGreaterThanOrEqual(190);
+  });
 });

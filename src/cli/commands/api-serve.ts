@@ -9,6 +9,7 @@ import { startApiServer } from '../../api/server';
 import { intFlag, parseFlags } from '../args';
 import { openSession, startWorker } from '../session';
 import { untilStopped } from '../until-stopped';
+import { checkOutputDir } from '../../runs/output-dir';
 
 const USAGE = `usage: gym api serve (--token-file FILE | --token-env VARIABLE) [options]
 
@@ -47,11 +48,14 @@ export async function apiServe(argv: string[], logger: Logger, say: (line: strin
   const taskQueue = values['task-queue'] ?? 'gymflow-api';
   const port = intFlag(values, 'port', { min: 0, max: 65535, fallback: 8421 })!;
   const statusCacheMs = intFlag(values, 'status-cache-ms', { min: 0, max: 60_000, fallback: 500 })!;
+  const runsDir = path.resolve(values['runs-dir'] ?? 'runs');
+  // Once here, so a run's folder need only be found free when it is asked for (and made when it starts).
+  checkOutputDir(runsDir, '--runs-dir');
   const session = await openSession(say);
   const worker = values['no-worker'] ? undefined : await startWorker(session, logger, taskQueue);
   const runs = new RunsService({
     client: () => session.client,
-    policy: { runsDir: path.resolve(values['runs-dir'] ?? 'runs'), taskQueue, allowedSecretEnv: new Set(values['allow-secret-env'] ?? []) },
+    policy: { runsDir, taskQueue, allowedSecretEnv: new Set(values['allow-secret-env'] ?? []) },
     requestsDir: path.join(path.resolve(values['state-dir'] ?? '.gymflow/api'), 'requests'),
     logger: logger.child({ component: 'api' }),
     statusCacheMs,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { parseHistoryPolicy, type HistoryPolicy } from '../../agents/history-policy';
 import { GymError } from '../../errors';
-import { environmentNames, resolveEnvironment } from '../../environments/registry';
+import { environmentNames, isEnvironmentName, resolveEnvironment } from '../../environments/registry';
 import { envKey, envLabel, HarnessRef, type EnvRef } from '../../environments/ref';
 import { getHarness } from '../../harnesses/registry';
 import { harnessRefusal } from '../../harnesses/task';
@@ -293,7 +293,7 @@ function environmentFlag(values: Values): EnvRef {
   for (const flag of ['remote-url', ...REMOTE_TIMEOUT_FLAGS.map(([, f]) => f)]) {
     if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} only goes with --env remote`);
   }
-  if (!environmentNames().includes(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
+  if (!isEnvironmentName(name)) throw new GymError('BAD_FLAG', `--env: unknown environment "${name}"; known: ${environmentNames().join(', ')}, remote`);
   const ref: EnvRef = { name, options: keyValueFlag(values, 'env-option'), ...harnessFlags(values) };
   // Resolving validates the settings now, before anything starts.
   const env = resolveEnvironment(ref);
@@ -417,7 +417,6 @@ export function buildRunConfig(values: Values, warn: (message: string) => void =
     throw new GymError('BAD_FLAG', `invalid run settings: ${issue.path.join('.')}: ${issue.message}`);
   }
   checkRolloutQueue(parsed.data);
-  checkOutputDir(runDir);
   return parsed.data;
 }
 
@@ -503,6 +502,7 @@ async function runEval(values: EvalRunFlags, positionals: string[], logger: Logg
     });
     for (const w of run.warnings) warnOnStderr(w);
     ({ settings, config } = routedRunConfig(run, values, warnOnStderr));
+    checkOutputDir(config.runDir);
     datasetHash = run.datasetHash;
     materialized = run.lines;
     endpointTimeout = run.keys.model_endpoint_readiness_timeout_seconds;
@@ -514,6 +514,7 @@ async function runEval(values: EvalRunFlags, positionals: string[], logger: Logg
     const fromFile = values.config ? readConfigFile(values.config, EVAL_RUN_FLAG_NAMES) : {};
     settings = { ...fromFile, ...values };
     config = buildRunConfig(settings);
+    checkOutputDir(config.runDir);
     datasetHash = await validateRunInput(config);
     if (values['dry-run']) say(`input: ${config.inputFile}: checked for environment ${envLabel(config.env)}`);
   }

@@ -15,6 +15,7 @@ import { readConfigFile } from '../config-file';
 import { GATE_FLAGS } from '../gate';
 import { EVAL_RUN_FLAGS, EVAL_RUN_FLAG_NAMES, buildRunConfig } from './eval-run';
 import { isNemoGymConfigFile } from './eval-run-config';
+import { checkOutputDir } from '../../runs/output-dir';
 
 export const EVAL_SUBMIT_USAGE = `usage: gym eval submit --env <name> --model vllm --model-name NAME --input <tasks.jsonl> --output <dir> [run options] [job options]
   prepares the run (as gym eval run does) and submits a Slurm job that serves the model with vLLM replicas,
@@ -247,6 +248,7 @@ export async function evalSubmit(argv: string[], _logger: Logger, say: (line: st
   const servedModelName = requireFlag(settings, 'model-name', EVAL_SUBMIT_USAGE);
   const runDir = path.resolve(requireFlag(settings, 'output', EVAL_SUBMIT_USAGE));
   const config = buildRunConfig({ ...settings, model: 'vllm', 'model-endpoint-file': endpointFileOf(runDir) });
+  checkOutputDir(config.runDir);
   const spec = jobSpec(values, config.runDir, config.runId, servedModelName);
   const script = jobScript(spec);
   const datasetHash = await validateRunInput(config);
