@@ -73,45 +73,75 @@ async function main(): Promise<void> {
       return { ms: performance.now() - t0, status: res.statusCode, json: JSON.parse(text) as Record<string, unknown> };
     };
     // The answer comes once the request is recorded; its workflow starts just after.
-    const untilStarted = async (runId: string) => {
-      while ((await call('GET', `/v1/runs/${runId}`)).json.status === 'starting') await new Promise((r) => setTimeout(r, 100));
+    const untilStarted = async (id: string) => {
+      while ((await call('GET', `/v1/runs/bench-${id}`)).json.status === 'starting') await new Promise((r) => setTimeout(r, 100));
     };
-    const run = (i: number) => ({ env: 'mcqa', model: 'mock', input: INPUT, limit: 1, num_repeats: 1, run_id: `bench-${i}` });
+    const untilEnded = async (id: string) => {
+      while (['starting', 'running', 'paused'].includes((await call('GET', `/v1/runs/bench-${id}`)).json.status as string)) await new Promise((r) => setTimeout(r, 100));
+    };
+    const run = (id: string) => ({ env: 'mcqa', model: 'mock', input: INPUT, limit: 1, num_repeats: 1, run_id: `bench-${id}` });
     const cases: CaseResult[] = [];
 
-    // One submission answered before the burst: the burst measures a warm server, not its loading of modules.
-    await call('POST', '/v1/runs', run(-2), { 'idempotency-key': 'bench-warm-up' });
-    // ...and its workflow started (in the background, after the answer), so the burst does not share the loop with it.
-    await untilStarted('bench--2');
     const apiPid = api.child.pid!;
+    /**
+     * N submissions at once, each on a connection of its own (a fresh pool), each its own request id and run;
+     * resolves once every one of their runs has ended, so what follows shares the 2 cores with neither their starts
+     * nor their rollouts.
+     */
+    const burst = async (name: string, ids: string[]) => {
+      const fresh = new Pool(api.url, { connections: ids.length + 1, pipelining: 1 });
+      const post = async (id: string) => {
+        const t = performance.now();
+        const res = await fresh.request({ method: 'POST', path: '/v1/runs', headers: { ...headers, 'idempotency-key': id }, body: JSON.stringify(run(id)) });
+        await res.body.text();
+        return { ms: performance.now() - t, status: res.statusCode };
+      };
+      const before = os.loadavg()[0]!;
+      const cpuBefore = cpuMs(apiPid);
+      const t = performance.now();
+      const answers = await Promise.all(ids.map(post));
+      const seconds = (performance.now() - t) / 1000;
+      const cpuEach = round((cpuMs(apiPid) - cpuBefore) / ids.length);
+      await fresh.close();
+      cases.push(
+        latencyCase(
+          name,
+          { concurrent: ids.length },
+          answers.map((r) => r.ms),
+          seconds,
+          { failed: answers.filter((r) => r.status !== 201).length, api_cpu_ms_each: cpuEach },
+          { before, after: os.loadavg()[0]! },
+        ),
+      );
+      for (const id of ids) await untilEnded(id);
+    };
+
+    // One submission answered first: no burst measures the loading of modules.
+    await call('POST', '/v1/runs', run('warm-up'), { 'idempotency-key': 'bench-warm-up' });
+    await untilEnded('warm-up');
+    const n = flags.submissions;
+    await burst(
+      'submissions, first burst',
+      Array.from({ length: n }, (_, i) => `first-${i}`),
+    );
+    // A server in service has answered many requests: its code is compiled by then, as after the first burst.
+    await burst(
+      'submissions',
+      Array.from({ length: n }, (_, i) => `${i}`),
+    );
+
     let load = os.loadavg()[0]!;
     let cpu0 = cpuMs(apiPid);
     let t0 = performance.now();
-    const submitted = await Promise.all(Array.from({ length: flags.submissions }, (_, i) => call('POST', '/v1/runs', run(i), { 'idempotency-key': `bench-${i}` })));
-    const failedSubmissions = submitted.filter((r) => r.status !== 201).length;
-    cases.push(
-      latencyCase(
-        'submissions',
-        { concurrent: flags.submissions },
-        submitted.map((r) => r.ms),
-        (performance.now() - t0) / 1000,
-        { failed: failedSubmissions, api_cpu_ms_each: round((cpuMs(apiPid) - cpu0) / flags.submissions) },
-        { before: load, after: os.loadavg()[0]! },
-      ),
-    );
-
-    load = os.loadavg()[0]!;
-    cpu0 = cpuMs(apiPid);
-    t0 = performance.now();
-    const same = await Promise.all(Array.from({ length: flags['same-key'] }, () => call('POST', '/v1/runs', run(-1), { 'idempotency-key': 'bench-one-key' })));
+    const same = await Promise.all(Array.from({ length: flags['same-key'] }, () => call('POST', '/v1/runs', run('one-key'), { 'idempotency-key': 'bench-one-key' })));
     const sameSeconds = (performance.now() - t0) / 1000;
     const sameCpu = round((cpuMs(apiPid) - cpu0) / flags['same-key']);
     const runIds = new Set(same.map((r) => r.json.run_id));
     const created = same.filter((r) => r.json.created === true).length;
-    await untilStarted('bench--1');
+    await untilStarted('one-key');
     const client = await temporal.client();
     let executions = 0;
-    for await (const _ of client.workflow.list({ query: 'WorkflowId = "gymflow-run-bench--1"' })) executions++;
+    for await (const _ of client.workflow.list({ query: 'WorkflowId = "gymflow-run-bench-one-key"' })) executions++;
     cases.push(
       latencyCase(
         'same request id',
