@@ -128,6 +128,8 @@ export const AnthropicModelSpec = z.object({
   /** Messages requires max_tokens; used when the caller sets none. */
   max_tokens: z.number().int().min(1).default(8192),
   anthropic_version: z.string().default('2023-06-01'),
+  /** Whether to stream from the upstream; default: when the caller streams. See `StreamUpstream`. */
+  stream_upstream: StreamUpstream.optional(),
   ...UpstreamFields,
 });
 
@@ -149,6 +151,8 @@ export const SwitchyardModelSpec = z.object({
   api_key_env: z.string().optional(),
   /** What Gymflow calls the proxy with: `chat` serves Responses callers through the Responses↔Chat conversion. */
   api: z.enum(['responses', 'chat']).optional(),
+  /** Whether to stream from the proxy; default: when the caller streams. See `StreamUpstream`. */
+  stream_upstream: StreamUpstream.optional(),
   /** The headers the rollout attempt id is sent in: Switchyard reads `x-switchyard-session-id` as its session id. */
   session_id_headers: z
     .array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'an HTTP header name'))

@@ -2,9 +2,13 @@
 // while the upstream is still generating (a FAKE OpenAI upstream that holds its stream after the first
 // piece until the test lets it go), in the caller's own protocol — Chat Completions and Responses through
 // the official `openai` npm client, Anthropic Messages over raw SSE and through the official Python
-// `anthropic` client — and the call log still holds the whole assembled answer.
+// `anthropic` client — and the call log still holds the whole assembled answer. The anthropic backend streams
+// from a FAKE Anthropic Messages API (tests/helpers/fake-anthropic-server.ts) the same way.
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/gateway/errors';
+import { MessageAssembly } from '../../src/gateway/backends/anthropic-stream';
+import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic-server';
 import { callWithPython } from '../helpers/python-clients';
 import { startFakeOpenAIUpstream, type FakeOpenAIUpstream } from './fake_openai_upstream';
 import { authHeader, callRecords, gatewayWithLogs, runFolder, type CapturedGateway } from './helpers';
@@ -230,5 +234,159 @@ describe('pass-through streaming', () => {
     const chunks = await rest(stream[Symbol.asyncIterator](), [] as OpenAI.ChatCompletionChunk[]);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(TEXT);
     expect(fake.requests.at(-1)!.body.stream).toBe(false);
+  });
+});
+
+describe('pass-through streaming from an Anthropic upstream', () => {
+  const ANTHROPIC_KEY_ENV = 'GYMFLOW_TEST_PASSTHROUGH_ANTHROPIC_KEY';
+  const THINKING = 'The user wants the weather in Lisbon.';
+  const SAID = 'Let me look that up for you.';
+  const INPUT = { city: 'Lisbon', unit: 'celsius' };
+  let anthropic: FakeAnthropic;
+  let claude: string;
+  const episode = () =>
+    anthropic.script({
+      content: [
+        { type: 'thinking', thinking: THINKING, signature: 'sig-fake-123' },
+        { type: 'text', text: SAID },
+        { type: 'tool_use', id: 'toolu_fake01', name: 'get_weather', input: INPUT },
+      ],
+    });
+
+  beforeAll(async () => {
+    process.env[ANTHROPIC_KEY_ENV] = 'sk-ant-fake-passthrough';
+    anthropic = await startFakeAnthropic(process.env[ANTHROPIC_KEY_ENV]);
+    claude = g.gateway.register({ backend: 'anthropic', model: 'claude-fake-stream', base_url: anthropic.url, api_key_env: ANTHROPIC_KEY_ENV });
+  });
+  afterEach(() => anthropic.cutStreams(false));
+  afterAll(async () => {
+    delete process.env[ANTHROPIC_KEY_ENV];
+    await anthropic.close();
+  });
+
+  it('Responses: reasoning, text and the tool call reach the caller while the upstream generates; the log has the whole Message as a Responses object', async () => {
+    episode();
+    const hold = anthropic.holdStreams();
+    const { runDir, client } = await scopedClient('pass-anthropic', claude);
+    const stream = await client.responses.create({
+      model: claude,
+      input: 'Weather in Lisbon?',
+      stream: true,
+      tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false }],
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    await bounded(hold.firstPieceSent, 'the upstream being asked to stream');
+    // The first text piece reaches the caller while the upstream still holds the rest of its answer.
+    const first = await nextMatching(iterator, (e) => e.type === 'response.output_text.delta', events);
+    expect((first as any).delta).toBe(SAID.slice(0, Math.ceil(SAID.length / 3)));
+    hold.release();
+    await rest(iterator, events);
+
+    expect(anthropic.requests.at(-1)!.body).toMatchObject({ stream: true, model: 'claude-fake-stream' });
+    const reasoning = events.filter((e) => e.type === 'response.reasoning_summary_text.delta' || e.type === 'response.reasoning_text.delta').map((e: any) => e.delta);
+    expect(reasoning.join('')).toBe(THINKING);
+    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e: any) => e.delta);
+    expect(text.join('')).toBe(SAID);
+    const argDeltas = events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e: any) => e.delta);
+    // The input came in three pieces, and went on as three.
+    expect(argDeltas).toHaveLength(3);
+    expect(JSON.parse(argDeltas.join(''))).toEqual(INPUT);
+    const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+    expect(completed.type).toBe('response.completed');
+    expect(completed.response.output.map((i) => i.type)).toEqual(['reasoning', 'message', 'function_call']);
+    expect(completed.response.output[0]).toMatchObject({ summary: [{ text: THINKING }], encrypted_content: 'sig-fake-123' });
+    expect(completed.response.output[2]).toMatchObject({ call_id: 'toolu_fake01', name: 'get_weather' });
+    expect(JSON.parse((completed.response.output[2] as any).arguments)).toEqual(INPUT);
+    // message_delta's cumulative usage, with the cached prompt tokens counted in.
+    expect(completed.response.usage).toMatchObject({ input_tokens: 120, output_tokens: 12, input_tokens_details: { cached_tokens: 100 } });
+
+    const [record] = await callRecords(runDir);
+    expect(record).toMatchObject({ status: 200, stream: true, usage: { input_tokens: 120, output_tokens: 12 } });
+    expect((record!.response as any).output.map((i: any) => i.type)).toEqual(['reasoning', 'message', 'function_call']);
+  });
+
+  it('Chat Completions and Anthropic Messages callers get the pieces too, in their own protocol', async () => {
+    episode();
+    const client = new OpenAI({ baseURL: g.gateway.url, apiKey: g.gateway.token, maxRetries: 0 });
+    const chunks = await rest(
+      (await client.chat.completions.create({ model: claude, messages: [{ role: 'user', content: 'Weather?' }], stream: true }))[Symbol.asyncIterator](),
+      [] as OpenAI.ChatCompletionChunk[],
+    );
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(SAID);
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(calls[0]).toMatchObject({ index: 0, id: 'toolu_fake01', function: { name: 'get_weather' } });
+    expect(JSON.parse(calls.map((c) => c.function?.arguments ?? '').join(''))).toEqual(INPUT);
+
+    episode();
+    const [python] = await callWithPython([
+      {
+        client: 'anthropic',
+        kind: 'messages',
+        stream: true,
+        base_url: g.gateway.url.replace(/\/v1$/, ''),
+        api_key: g.gateway.token,
+        request: { model: claude, max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] },
+      },
+    ]);
+    expect(python!.text).toBe(SAID);
+    expect(python!.final.content).toMatchObject([
+      { type: 'thinking', thinking: THINKING },
+      { type: 'text', text: SAID },
+      { type: 'tool_use', id: 'toolu_fake01', name: 'get_weather', input: INPUT },
+    ]);
+    expect(anthropic.requests.at(-1)!.body.stream).toBe(true);
+  });
+
+  it('a stream cut before message_stop fails the call; it is never taken as a shorter answer', async () => {
+    episode();
+    anthropic.cutStreams(true);
+    const whole = g.gateway.register({ backend: 'anthropic', model: 'claude-fake-cut', base_url: anthropic.url, api_key_env: ANTHROPIC_KEY_ENV, stream_upstream: true });
+    const res = await fetch(`${g.gateway.url}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authHeader(g.gateway) },
+      body: JSON.stringify({ model: whole, input: 'Weather?' }),
+    });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as any).error.message).toMatch(/ended its Messages stream before message_stop/);
+    expect(anthropic.requests.at(-1)!.body.stream).toBe(true);
+  });
+
+  it('refuses events out of order and tool input that is not JSON, naming the upstream', () => {
+    const refused = (events: Record<string, unknown>[]) => {
+      const a = new MessageAssembly('claude at fake');
+      try {
+        for (const e of events) a.add(e);
+        a.reply();
+      } catch (e) {
+        expect(e).toBeInstanceOf(GatewayError);
+        return (e as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    const start = { type: 'message_start', message: { id: 'm', model: 'c', usage: { input_tokens: 3 } } };
+    expect(refused([{ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } }])).toMatch(/claude at fake .*not started/);
+    expect(
+      refused([
+        start,
+        { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'f', input: {} } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"a":' } },
+        { type: 'content_block_stop', index: 0 },
+      ]),
+    ).toMatch(/tool_use block 0 \(f\) whose input is not JSON/);
+    expect(refused([start, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }])).toMatch(/failed mid-stream: Overloaded/);
+    // Unknown event types and pings are passed over; an empty tool input is {}.
+    const a = new MessageAssembly('claude at fake');
+    for (const e of [
+      start,
+      { type: 'ping' },
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'f', input: {} } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'future_event' },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 4 } },
+      { type: 'message_stop' },
+    ])
+      a.add(e);
+    expect(a.reply()).toMatchObject({ stop_reason: 'tool_use', usage: { input_tokens: 3, output_tokens: 4 }, content: [{ type: 'tool_use', input: {} }] });
   });
 });

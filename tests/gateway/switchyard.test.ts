@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import OpenAI from 'openai';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDeployment, hostProxy, switchyardPython } from '../../src/gateway/backends/switchyard/host';
@@ -136,6 +137,36 @@ describe('a hosted Switchyard proxy', () => {
     }
     expect(upstream.requests.slice(before).map((f) => f.model)).toEqual(['fake/strong', 'fake/strong', 'fake/strong']);
     expect((await callRecords(runDir)).map((r) => r.routing?.target)).toEqual(['fake/strong', 'fake/strong', 'fake/strong']);
+  }, 120_000);
+});
+
+describe('a streaming caller through a hosted Switchyard proxy', () => {
+  it('gets the pieces the proxy streams from its target; the record has the whole answer and the target that served it', async () => {
+    const runDir = await runFolder();
+    const gateway = await startGateway({ logger: pino({ level: 'silent' }) });
+    const before = upstream.requests.length;
+    let closed = false;
+    try {
+      const model = gateway.register({ backend: 'switchyard', model: 'fixed', deployment, api: 'chat' });
+      const { baseUrl } = gateway.registerRollout({ rollout_id: '0-stream', attempt: 1, run_dir: runDir, model });
+      const client = new OpenAI({ baseURL: baseUrl, apiKey: gateway.token, maxRetries: 0 });
+      const input = tasks[0]!.responses_create_params.input as OpenAI.ChatCompletionMessageParam[];
+      const stream = await client.chat.completions.create({ model: 'anything', messages: input, stream: true });
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+      // The target's answer came in pieces (one per word), passed on as they came.
+      expect(chunks.filter((c) => c.choices[0]?.delta.content).length).toBeGreaterThan(1);
+      await gateway.close();
+      closed = true;
+      const [record] = await callRecords(runDir);
+      expect(record).toMatchObject({ status: 200, stream: true, routing: { by: 'switchyard', route: 'fixed', target: 'fake/strong' } });
+      expect((record!.response as any).choices[0].message.content).toBe(text);
+      // The proxy streamed from its target: the caller's stream went all the way through.
+      expect(upstream.requests.slice(before).map((f) => [f.model, f.stream])).toEqual([['fake/strong', true]]);
+    } finally {
+      if (!closed) await gateway.close();
+    }
   }, 120_000);
 });
 

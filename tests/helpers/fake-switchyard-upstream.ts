@@ -12,6 +12,8 @@ export interface ForwardedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The model Switchyard asked for: one of its targets' ids. */
   model: string;
+  /** Whether Switchyard asked for a stream. */
+  stream: boolean;
 }
 
 export interface FakeSwitchyardUpstream {
@@ -20,6 +22,30 @@ export interface FakeSwitchyardUpstream {
   /** Every model request received so far, in arrival order. */
   requests: ForwardedRequest[];
   close(): Promise<void>;
+}
+
+interface ChatAnswer {
+  id: string;
+  created: number;
+  model: string;
+  choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }; finish_reason: string }[];
+  usage?: unknown;
+}
+
+/** A whole chat completion as the chunks an OpenAI-compatible provider streams: text in pieces, then each tool call. */
+function chatChunks(answer: ChatAnswer, usage: boolean): object[] {
+  const head = { id: answer.id, object: 'chat.completion.chunk', created: answer.created, model: answer.model };
+  const choice = answer.choices[0]!;
+  const text = choice.message.content ?? '';
+  const words = text.match(/\S+\s*/g) ?? [];
+  const chunks: object[] = [{ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
+  for (const word of words) chunks.push({ ...head, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] });
+  (choice.message.tool_calls ?? []).forEach((call, index) =>
+    chunks.push({ ...head, choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: call.function }] }, finish_reason: null }] }),
+  );
+  chunks.push({ ...head, choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason }] });
+  if (usage && answer.usage) chunks.push({ ...head, choices: [], usage: answer.usage });
+  return chunks;
 }
 
 async function bodyOf(req: IncomingMessage): Promise<any> {
@@ -41,7 +67,7 @@ export async function startFakeSwitchyardUpstream(opts: { env: string; tasksFile
         return;
       }
       const body = await bodyOf(req);
-      requests.push({ path, headers: req.headers, model: body.model });
+      requests.push({ path, headers: req.headers, model: body.model, stream: body.stream === true });
       const mock = names.get(body.model);
       if (!mock) {
         res
@@ -52,6 +78,12 @@ export async function startFakeSwitchyardUpstream(opts: { env: string; tasksFile
       const reply = await mocks.call({ path, body: { ...body, model: mock, stream: false } });
       // Answer as the target Switchyard asked for, as a real provider names its own model.
       const answer = reply.status < 300 ? { ...(reply.body as object), model: body.model } : reply.body;
+      if (body.stream === true && reply.status < 300 && path.endsWith('/chat/completions')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const chunk of chatChunks(answer as ChatAnswer, body.stream_options?.include_usage === true)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        res.end('data: [DONE]\n\n');
+        return;
+      }
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     })().catch((e: unknown) => res.writeHead(500).end(String(e)));
   });

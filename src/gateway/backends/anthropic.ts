@@ -5,7 +5,8 @@ import { inputItems, isMessage, type ConversationItem, type ResponseCreateParams
 import { chatRequestToResponses, contentText, randomId, responseToChatCompletion } from '../convert';
 import { GatewayError } from '../errors';
 import type { AnthropicModelSpec } from '../spec';
-import type { Backend } from './backend';
+import type { Backend, CallContext } from './backend';
+import { MessageAssembly, type AnthropicReply } from './anthropic-stream';
 import { createUpstream, upstreamPlacement } from './upstream';
 
 const ANTHROPIC_API = 'https://api.anthropic.com';
@@ -105,14 +106,6 @@ export function responsesToMessagesRequest(params: ResponseCreateParams, model: 
   return request;
 }
 
-interface AnthropicReply {
-  id?: string;
-  model?: string;
-  content?: Block[];
-  stop_reason?: string | null;
-  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null };
-}
-
 /** A Message → a Responses object: text blocks as one message each, tool_use as function calls, thinking as reasoning. */
 export function messageToResponse(reply: AnthropicReply, params: ResponseCreateParams): ResponseObject {
   if (!Array.isArray(reply.content)) throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', 'the Anthropic upstream returned a Message without a content list');
@@ -163,16 +156,32 @@ export function anthropicBackend(spec: AnthropicModelSpec): Backend {
     secret: () => process.env[spec.api_key_env],
   });
 
-  async function responses(params: ResponseCreateParams, signal: AbortSignal, session: string | undefined): Promise<ResponseObject> {
+  /** A Messages stream's pieces passed on as they come; its answer, the Message they make up. */
+  async function streamMessage(request: object, ctx: CallContext): Promise<AnthropicReply> {
+    const assembly = new MessageAssembly(label);
+    for await (const raw of upstream.postStream('/v1/messages', { ...request, stream: true }, { signal: ctx.signal, session: ctx.session })) {
+      const event = raw as Record<string, any>;
+      // An upstream that ignored `stream: true` answered whole.
+      if (event.type === 'message') return event as AnthropicReply;
+      for (const delta of assembly.add(event)) ctx.onDelta?.(delta);
+    }
+    return assembly.reply();
+  }
+
+  async function responses(params: ResponseCreateParams, ctx: CallContext): Promise<ResponseObject> {
     const request = responsesToMessagesRequest(params, spec.model, spec.max_tokens);
-    const reply = (await upstream.postJson('/v1/messages', request, { signal, session })) as AnthropicReply;
+    // A streaming caller gets the upstream's pieces as they come, unless the spec says to ask for whole answers.
+    const reply =
+      (spec.stream_upstream ?? Boolean(ctx.onDelta))
+        ? await streamMessage(request, ctx)
+        : ((await upstream.postJson('/v1/messages', request, { signal: ctx.signal, session: ctx.session })) as AnthropicReply);
     return messageToResponse(reply, params);
   }
 
   return {
     kind: 'anthropic',
-    responses: (request, ctx) => responses(request, ctx.signal, ctx.session),
-    chatCompletions: async (request, ctx) => responseToChatCompletion(await responses(chatRequestToResponses(request), ctx.signal, ctx.session)),
+    responses: (request, ctx) => responses(request, ctx),
+    chatCompletions: async (request, ctx) => responseToChatCompletion(await responses(chatRequestToResponses(request), ctx)),
     close: () => upstream.close(),
   };
 }

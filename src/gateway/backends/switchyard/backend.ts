@@ -39,7 +39,7 @@ export function switchyardBackend(spec: SwitchyardModelSpec, log: Logger): Backe
   function upstreamAt(rootUrl: string): Backend {
     const { deployment: _d, proxy_port: _p, session_id_headers: _h, forward_session_id: _f, proxy_log_file: _l, api_key_env: _k, ...upstream } = spec;
     return openaiBackend(
-      { ...upstream, backend: 'openai', base_url: `${rootUrl}/v1`, api_key_env: spec.api_key_env ?? '', stream_upstream: false },
+      { ...upstream, backend: 'openai', base_url: `${rootUrl}/v1`, api_key_env: spec.api_key_env ?? '' },
       { key, callHeaders: sessionHeaders, label: `Switchyard route ${spec.model} at ${rootUrl}` },
     );
   }
