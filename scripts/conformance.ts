@@ -202,7 +202,9 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
       const example = source.candidates.find((c) => path.basename(c) === 'example.jsonl');
       ({ rollouts, exchanges } = await bbqReferenceRollouts(env, recorded, example ? await readRows(example, 'tasks') : []));
     }
-    const tasks = await bestTasks(rollouts, source.candidates);
+    // A conversation's input is its domain's policy prompt, shared by every scenario of the domain, so joining by
+    // input could pick another scenario; NeMo Gym's recorded rows carry every task field and are their own tasks.
+    const tasks = recorded.every((r) => isConversationRow(r.row)) ? undefined : await bestTasks(rollouts, source.candidates);
     if (exchanges.length === 0 && rollouts.some((r) => recordedVerdictText(r.row) !== undefined)) exchanges = await judgeRawExchanges(env, rollouts, tasks?.rows);
     const report = await reverifyRollouts({
       env,

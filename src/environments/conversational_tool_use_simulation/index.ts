@@ -38,7 +38,7 @@ export function createConversationalToolUseSimulation(options: Partial<Settings>
     step: (task, state, turn, { model }) => answerTurn(task, state, turn, model, settings),
     async verify(task, response, { state, judge }) {
       const played = state?.trajectory;
-      const t = played && played.messages.length ? structuredClone(played) : replayTrajectory(task, response.output, settings);
+      const t = played && (played.messages.length || played.terminal_state) ? structuredClone(played) : replayTrajectory(task, response.output, settings);
       // The policy's last response was cut short (length, content filter): NeMo Gym records that as the agent's failure.
       if (!t.terminal_state && response.status === 'incomplete') {
         recordFailure(t, INVALID.messageGeneration, LABEL.agent, `Model response was incomplete: ${JSON.stringify(response.incomplete_details ?? null)}`);

@@ -42,11 +42,14 @@ const CUSTOMER_PREFIX = /^\s*Customer:\s*/i;
 interface Generated {
   text: string | null;
   responseId?: string;
+  /** Why there is no text, worded as NeMo Gym's error (its output list printed; Python's repr only when empty). */
+  error: string;
 }
 
 async function generate(model: JudgeCall, input: PromptMessage[]): Promise<Generated> {
   const response = await model(simulatorParams(input));
-  return { text: firstMessageText(response.output), responseId: response.id };
+  const printed = response.output.length ? JSON.stringify(response.output) : '[]';
+  return { text: firstMessageText(response.output), responseId: response.id, error: `A response does not contain a message output: ${printed}` };
 }
 
 /**
@@ -64,7 +67,7 @@ async function nextUserMessage(task: SimulationTask, t: Trajectory, model: Judge
     } else {
       const generated = await generate(model, userSimulatorInput(task, t.messages));
       if (generated.text === null) {
-        recordFailure(t, INVALID.messageGeneration, LABEL.user, 'A response does not contain a message output');
+        recordFailure(t, INVALID.messageGeneration, LABEL.user, generated.error);
         return null;
       }
       text = generated.text.replace(CUSTOMER_PREFIX, '');
@@ -78,7 +81,7 @@ async function nextUserMessage(task: SimulationTask, t: Trajectory, model: Judge
 }
 
 /** A recorded call's result from the tool simulator, retried while it fails the tool's return schema; the last try is kept. */
-async function runCall(task: SimulationTask, t: Trajectory, call: TrajectoryMessage, model: JudgeCall | undefined, attempts: number): Promise<string | null> {
+async function runCall(task: SimulationTask, t: Trajectory, call: TrajectoryMessage, model: JudgeCall | undefined, attempts: number): Promise<string> {
   let output = '';
   let responseId: string | undefined;
   for (let attempt = 0; attempt < Math.max(1, attempts); attempt++) {
@@ -87,8 +90,9 @@ async function runCall(task: SimulationTask, t: Trajectory, call: TrajectoryMess
     } else {
       const generated = await generate(model, toolSimulatorInput(task, t.messages, call));
       if (generated.text === null) {
-        recordFailure(t, INVALID.messageGeneration, LABEL.tool, 'A response does not contain a message output');
-        return null;
+        recordFailure(t, INVALID.messageGeneration, LABEL.tool, generated.error);
+        // The policy is told what went wrong, as NeMo Gym's agent passes on the route's error body.
+        return jsonDumps({ error: generated.error });
       }
       ({ text: output, responseId } = generated as { text: string; responseId?: string });
     }
@@ -178,7 +182,6 @@ export async function answerTurn(
     }
     for (const call of calls) {
       const output = await runCall(task, t, call, model, settings.generation_attempts);
-      if (output === null) break;
       items.push({ type: 'function_call_output', call_id: call.tool_call_id!, output } satisfies FunctionCallOutputItem);
       if (t.terminal_state) break;
     }
