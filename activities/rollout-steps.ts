@@ -9,7 +9,7 @@ import type { EnvRef, HarnessRef } from '../src/environments/ref';
 import { resolveEnvironment } from '../src/environments/registry';
 import { runTool } from '../src/environments/tools';
 import { rowEnvRef } from '../src/routing/row';
-import type { AgentKind, AnyEnvironment, JudgeCall } from '../src/environments/types';
+import type { AgentKind, AnyEnvironment, JudgeCall, TurnContext } from '../src/environments/types';
 import { GymError } from '../src/errors';
 import { rolloutDiagnostics } from '../src/metrics/diagnostics';
 import { metered } from '../src/sandboxes/meter';
@@ -179,6 +179,13 @@ function cancellation(): AbortSignal | undefined {
 }
 
 export function createRolloutSteps(deps: { gateway: Gateway }) {
+  /** A turn-based environment's own model calls go to the run's judge model, logged like the judge's under the rollout. */
+  function turnContext(spec: RolloutSpec, key: RolloutKey): TurnContext {
+    const judgeModel = spec.judgeModel;
+    if (!judgeModel) return {};
+    return { model: loggedJudge(deps.gateway, judgeModel, { runDir: spec.runDir, store: spec.store, rolloutId: rolloutId(key), attempt: currentAttempt() }, cancellation) };
+  }
+
   async function callModel(spec: RolloutSpec, key: RolloutKey, step: number, task: any, episode: Episode, journal: Journal): Promise<ModelTurn> {
     const id = rolloutId(key);
     const params = task.responses_create_params;
@@ -300,7 +307,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
       await inStage('seed', () =>
         inSpan('seed', {}, async () => {
           const { parsed: task, env } = await loadTask(spec, store, key.taskIndex);
-          const seeded = env.reset ? env.reset(task) : { state: await env.seedSession(task) };
+          const seeded = env.reset ? await env.reset(task, turnContext(spec, key)) : { state: await env.seedSession(task) };
           const scheduledAt = scheduledAtMs();
           // Clocks of the server (or another host) and this worker may disagree by a little: never below 0.
           const queueingMs = scheduledAt === undefined ? 0 : Math.max(0, startedAtMs - scheduledAt);
@@ -336,7 +343,7 @@ export function createRolloutSteps(deps: { gateway: Gateway }) {
         inSpan('environment step', {}, async () => {
           if (!env.step) throw new GymError('BAD_TASK', `environment ${env.name} is not turn-based`);
           const started = performance.now();
-          const reply = env.step(task, state, model.output);
+          const reply = await env.step(task, state, model.output, turnContext(spec, key));
           const latencyMs = performance.now() - started;
           await journal.append({ kind: 'env', step, items: reply.items, state: reply.state, done: reply.done, latencyMs });
           return { done: reply.done || move.last, toolCalls: 0 };

@@ -16,6 +16,7 @@ import { recordedJudgeExchanges, replayJudge, type JudgeExchange } from '../src/
 import { summarize, type Disagreement } from '../src/reverify/report';
 import { flattenTransitions } from '../src/reverify/transitions';
 import { isTrajectoryRow, withWholeEpisode } from '../src/environments/openair_congestion/recorded';
+import { conversationJudgeExchanges, isConversationRow, withWholeConversation } from '../src/environments/conversational_tool_use_simulation/recorded';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'tests/fixtures/nemo-gym');
@@ -66,6 +67,8 @@ const NOTES: Record<string, string> = {
   math_with_judge:
     "Recorded with NeMo Gym's judge on; the registered environment (NeMo Gym's shipped config) uses the library check only and still agrees, since the judge called both failures not equivalent.",
   wmt_translation: 'The reward (chrF / 100) is reproduced exactly; spBLEU (FLORES-200 SentencePiece model), xCOMET and language ID need downloads and are reported unavailable.',
+  conversational_tool_use_simulation:
+    "NeMo Gym's transcript moves the customer's opening message into the input and stops before the closing one; both are put back from the recorded `result.trajectory`, whose per-message judge replies are replayed to the prompts Gymflow renders. tests/environments/conversational_tool_use_simulation.test.ts also matches every recorded label, reason and verdict.",
   social_bias: "Reference rollouts (policy answer + recorded judgments); the judge prompts are rendered by Gymflow, and tests/environments/social_bias.test.ts checks they hash like NeMo Gym's.",
 };
 
@@ -192,13 +195,16 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
   const recorded = await readRows(source.file, 'rollouts');
   const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
   try {
-    let rollouts = recorded.map(({ line, row }) => ({ line, row: isTrajectoryRow(row) ? withWholeEpisode(row) : flattenTransitions(row) }));
+    let rollouts = recorded.map(({ line, row }) => ({ line, row: isConversationRow(row) ? withWholeConversation(row) : isTrajectoryRow(row) ? withWholeEpisode(row) : flattenTransitions(row) }));
     let exchanges = recordedJudgeExchanges(recorded.map((r) => r.row));
+    if (!exchanges.length) exchanges = recorded.flatMap(({ row }) => (isConversationRow(row) ? conversationJudgeExchanges(row) : []));
     if (recorded.every((r) => 'policy_response' in r.row)) {
       const example = source.candidates.find((c) => path.basename(c) === 'example.jsonl');
       ({ rollouts, exchanges } = await bbqReferenceRollouts(env, recorded, example ? await readRows(example, 'tasks') : []));
     }
-    const tasks = await bestTasks(rollouts, source.candidates);
+    // A conversation's input is its domain's policy prompt, shared by every scenario of the domain, so joining by
+    // input could pick another scenario; NeMo Gym's recorded rows carry every task field and are their own tasks.
+    const tasks = recorded.every((r) => isConversationRow(r.row)) ? undefined : await bestTasks(rollouts, source.candidates);
     if (exchanges.length === 0 && rollouts.some((r) => recordedVerdictText(r.row) !== undefined)) exchanges = await judgeRawExchanges(env, rollouts, tasks?.rows);
     const report = await reverifyRollouts({
       env,

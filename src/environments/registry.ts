@@ -11,6 +11,7 @@ import { aviaryHotpotqa } from './aviary_hotpotqa';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
+import { conversationalToolUseSimulation } from './conversational_tool_use_simulation';
 import { equivalenceLlmJudge } from './equivalence_llm_judge';
 import { exampleMultiStep } from './example_multi_step';
 import { exampleMultiTurnGymnasium } from './example_multi_turn_gymnasium';
@@ -54,6 +55,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   stringMatch,
   guiCoordinate,
   codeGen,
+  conversationalToolUseSimulation,
   workplaceAssistant,
   wmtTranslation,
   exampleMultiTurnGymnasium,

@@ -67,8 +67,8 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
    * Turn-based environments (NeMo Gym's gymnasium agent) answer each model turn themselves instead of
    * through tools: `reset` gives the first observation, `step` the reply to one turn.
    */
-  reset?(task: Task): { state: State; items: ConversationItem[] };
-  step?(task: Task, state: State, turn: readonly ConversationItem[]): TurnReply<State>;
+  reset?(task: Task, ctx: TurnContext): Promise<TurnStart<State>> | TurnStart<State>;
+  step?(task: Task, state: State, turn: readonly ConversationItem[], ctx: TurnContext): Promise<TurnReply<State>> | TurnReply<State>;
   seedSession(task: Task): Promise<State> | State;
   /** Set for environments whose tasks an external harness plays in a sandbox (`--agent <harness>`). */
   sandboxed?: SandboxedTasks<Task>;
@@ -90,6 +90,20 @@ export interface SandboxedTasks<Task> {
 }
 
 export type AgentKind = 'simple_agent' | 'non_executing_agent' | 'gymnasium_agent';
+
+/**
+ * What a turn-based environment may use while it answers: its own model, the run's judge model, for
+ * environments that simulate the other side of the conversation with one (NeMo Gym's simulator roles).
+ */
+export interface TurnContext {
+  model?: JudgeCall;
+}
+
+/** A turn-based episode's start: its state and the items the conversation opens with. */
+export interface TurnStart<State> {
+  state: State;
+  items: ConversationItem[];
+}
 
 /** What a turn-based environment appends to the conversation, and its state after. */
 export interface TurnReply<State> {

@@ -8,6 +8,7 @@ import { aviaryHotpotqaOracle } from '../../../environments/aviary_hotpotqa/orac
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
 import { citationIfOracle } from '../../../environments/citation_if/oracle';
 import { codeGenOracle } from '../../../environments/code_gen/oracle';
+import { conversationalToolUseOracle } from '../../../environments/conversational_tool_use_simulation/oracle';
 import { equivalenceLlmJudgeOracle } from '../../../environments/equivalence_llm_judge/oracle';
 import { exampleMultiStepOracle } from '../../../environments/example_multi_step/oracle';
 import { exampleMultiTurnGymnasiumOracle } from '../../../environments/example_multi_turn_gymnasium/oracle';
@@ -43,6 +44,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   blackjack: blackjackOracle,
   citation_if: citationIfOracle,
   code_gen: codeGenOracle,
+  conversational_tool_use_simulation: conversationalToolUseOracle,
   equivalence_llm_judge: equivalenceLlmJudgeOracle,
   example_multi_step: exampleMultiStepOracle,
   example_multi_turn_gymnasium: exampleMultiTurnGymnasiumOracle,
