@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createVcqa, vcqa, type VcqaTask } from '../../src/environments/vcqa';
 import { mustHaveCriteria, parseYesNo } from '../../src/environments/vcqa/judge';
+import { promptCriterion, recordedReplies, recordedTaskRow } from '../../src/environments/vcqa/recorded';
 import { toolDefinitions, type VcqaState } from '../../src/environments/vcqa/tools';
 import type { JudgeCall } from '../../src/environments/types';
 import type { ResponseCreateParams, ResponseObject } from '../../src/schemas/responses';
@@ -137,34 +138,19 @@ interface RecordedRollout {
   judge_per_item: { criterion: string; passed: boolean; error: string | null; raw: string }[];
 }
 
-const EVIDENCE = '\n\nThe answer must cite the following evidence:\n';
-
-/** The rubric a recorded rollout was graded with, rebuilt from its criteria (NeMo Gym 0.7.0 ships the rollouts, not their rows). */
-function recordedRubric(rollout: RecordedRollout) {
-  return {
-    judge: rollout.judge_per_item.map(({ criterion }, i) => {
-      const [title, evidence] = criterion.split(EVIDENCE);
-      return { id: `r${i}`, title, importance: 'must have', ...(evidence ? { evidence_required: evidence.split('\n').map((l) => l.slice(2)) } : {}) };
-    }),
-  };
-}
-
 describe("vcqa reverifies NeMo Gym 0.7.0's recorded rollouts", () => {
   const rollouts = readJsonl<RecordedRollout>(path.join(DIR, 'example_rollouts.jsonl'));
 
   it.each(rollouts.map((r, i) => [i, r] as const))('rollout %i: the recorded judge replies give the recorded reward', async (_i, rollout) => {
-    const t = vcqa.taskSchema.parse({
-      responses_create_params: rollout.responses_create_params,
-      verifier_metadata: { dataset_kind: 'fileset', artifact_key: 'unused', rubric: recordedRubric(rollout) },
-    });
-    const byCriterion = new Map(rollout.judge_per_item.map((p) => [p.criterion, p.raw]));
+    // NeMo Gym 0.7.0 ships the rollouts, not their rows: each row is rebuilt from the criteria it was judged on.
+    const t = vcqa.taskSchema.parse(recordedTaskRow(rollout as unknown as Record<string, unknown>));
+    const replies = recordedReplies(rollout as unknown as Record<string, unknown>);
     // The problem is the user message stripped, as NeMo Gym joins and strips it.
     const problem = rollout.responses_create_params.input.find((m) => m.role === 'user')!.content.trim();
     const judge: JudgeCall = async (params) => {
       const user = (params.input as { content: string }[])[1]!.content;
       expect(user.startsWith(`PROBLEM:\n${problem}\n\nMODEL ANSWER:\n${rollout.final_answer}\n\nCRITERION:\n`)).toBe(true);
-      const criterion = user.slice(user.indexOf('CRITERION:\n') + 'CRITERION:\n'.length, -'\n\nReply with exactly one word: YES or NO.'.length);
-      return judgeReply(byCriterion.get(criterion)!);
+      return judgeReply(replies.get(promptCriterion(user))!);
     };
     const result = await vcqa.verify(t, rollout.response, { state: { todos: '' }, judge });
     expect(result.reward).toBe(rollout.reward);

@@ -103,11 +103,9 @@ export function createVcqa(options: z.input<typeof Settings> = {}) {
     configurable: { schema: Settings, create: createVcqa },
     // Verify reads only the task and the final answer; the scratchpad serves the tools.
     reverifyMode: 'stateless',
-    // The working tree is made before the first model call, so an artifact that cannot be had fails the rollout there.
-    seedSession: async (task) => {
-      await treeOf(task);
-      return { todos: '' };
-    },
+    // The working tree is made by the first tool call that needs it, not here: re-verifying a rollout seeds a
+    // session too, and grading needs no tree.
+    seedSession: () => ({ todos: '' }),
     tools: vcqaTools((task) => treeOf(task as VcqaTask), settings.include_distractor_tools),
     async verify(task, response, ctx) {
       const final_answer = finalAnswer(response);
