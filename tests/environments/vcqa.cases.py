@@ -95,6 +95,7 @@ CALLS = {
         ("grep", {"pattern": "line 1[0-9]{2} ", "path": "src/big.txt", "max_count": 3}),
         ("grep", {"pattern": "line 19", "path": "src/big.txt", "max_count": 0}),
         ("grep", {"pattern": "line 199", "path": "src/big.txt", "max_count": None}),
+        ("grep", {"pattern": "padding", "path": "src/big.txt", "max_count": 0}),
         ("grep", {"pattern": "a.b(", "fixed_strings": True}),
         ("grep", {"pattern": "(unclosed"}),
         ("grep", {"pattern": "^def \\w+", "path": "src/deep"}),

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createVcqa, vcqa, type VcqaTask } from '../../src/environments/vcqa';
 import { mustHaveCriteria, parseYesNo } from '../../src/environments/vcqa/judge';
 import { promptCriterion, recordedReplies, recordedTaskRow } from '../../src/environments/vcqa/recorded';
+import { grep } from '../../src/environments/vcqa/search';
+import { snapshotTree } from '../../src/environments/vcqa/snapshot';
 import { toolDefinitions, type VcqaState } from '../../src/environments/vcqa/tools';
 import type { JudgeCall } from '../../src/environments/types';
 import type { ResponseCreateParams, ResponseObject } from '../../src/schemas/responses';
@@ -82,6 +84,14 @@ describe('vcqa tools answer like NeMo Gym 0.7.0 (tests/environments/vcqa.cases.p
       compared++;
     }
     expect(compared).toBeGreaterThan(2);
+  });
+
+  it('ends a search whose regex backtracks without end at its deadline (rg has no such regexes)', async () => {
+    const tree = await snapshotTree(trees, { datasetKind: 'fileset', artifactUrl: path.join(import.meta.dirname, 'vcqa.edge.tar.gz') });
+    const started = Date.now();
+    const res = await grep(tree, '/codebase', { pattern: '(\\w+\\s?)+!$', fixedStrings: false, caseInsensitive: false, maxCount: null, keepBytes: 1024, deadlineMs: 500 });
+    expect(res).toMatchObject({ timedOut: true });
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('keeps the tree read-only and the shell inside it', async () => {

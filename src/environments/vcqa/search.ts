@@ -1,14 +1,20 @@
 // grep and glob over the working tree, written here to answer as NeMo Gym's `rg` (ripgrep 13) and `fd --hidden
 // --no-ignore --glob` (fd 8.6) calls do, so no search binary is needed on the worker. Output is in path order.
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { followInTree } from './tree';
-import { decodeReplace } from './shell';
 
 export interface SearchResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+}
+
+/** grep's stdout may be kept only in part: `stdoutBytes` is its whole UTF-8 length. */
+export interface GrepResult extends SearchResult {
+  stdoutBytes: number;
+  timedOut: boolean;
 }
 
 interface Entry {
@@ -44,20 +50,23 @@ export interface GrepOptions {
   caseInsensitive: boolean;
   /** Matching lines per file (rg's --max-count); null for all. */
   maxCount: number | null;
+  /** How much of the output to keep: what the tool shows of it. */
+  keepBytes: number;
+  deadlineMs: number;
 }
 
 /** `rg --line-number --with-filename --no-heading [...] -- pattern target`. */
-export async function grep(tree: string, target: string, options: GrepOptions): Promise<SearchResult> {
+export async function grep(tree: string, target: string, options: GrepOptions): Promise<GrepResult> {
   const { source, flags } = options.fixedStrings ? { source: options.pattern.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), flags: '' } : inlineFlags(options.pattern);
   let re: RegExp;
   try {
     re = new RegExp(source, `u${options.caseInsensitive && !flags.includes('i') ? 'i' : ''}${flags}`);
   } catch (e) {
-    return { exitCode: 2, stdout: '', stderr: `regex parse error:\n    ${options.pattern}\n    ^\nerror: ${(e as Error).message}\n` };
+    return { exitCode: 2, stdout: '', stderr: `regex parse error:\n    ${options.pattern}\n    ^\nerror: ${(e as Error).message}\n`, stdoutBytes: 0, timedOut: false };
   }
   const host = await followInTree(tree, target);
   const info = host ? await stat(host).catch(() => null) : null;
-  if (!host || !info) return { exitCode: 2, stdout: '', stderr: `${target}: No such file or directory (os error 2)\n` };
+  if (!host || !info) return { exitCode: 2, stdout: '', stderr: `${target}: No such file or directory (os error 2)\n`, stdoutBytes: 0, timedOut: false };
   const files: Entry[] = [];
   if (info.isDirectory()) {
     const entries: Entry[] = [];
@@ -65,22 +74,70 @@ export async function grep(tree: string, target: string, options: GrepOptions): 
     // A recursive search skips symlinks (rg does not follow them unless told to).
     for (const e of entries) if (!e.dir && (await lstat(e.host)).isFile()) files.push(e);
   } else files.push({ virtual: target, host, dir: false });
-  let out = '';
-  for (const file of files) {
-    const bytes = await readFile(file.host).catch(() => null);
-    // Binary files (a NUL byte) are skipped, as rg skips them while searching a directory.
-    if (!bytes || bytes.includes(0)) continue;
-    const lines = decodeReplace(bytes).split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    let found = 0;
-    for (const [i, line] of lines.entries()) {
-      if (options.maxCount !== null && found >= options.maxCount) break;
-      if (!re.test(line)) continue;
-      found++;
-      out += `${file.virtual}:${i + 1}:${line}\n`;
-    }
+  const found = await searchFiles(
+    { source: re.source, flags: re.flags, files: files.map((f) => ({ virtual: f.virtual, host: f.host })), maxCount: options.maxCount, keepBytes: options.keepBytes },
+    options.deadlineMs,
+  );
+  if (!found) return { exitCode: -1, stdout: '', stderr: '', stdoutBytes: 0, timedOut: true };
+  return { exitCode: found.bytes ? 0 : 1, stdout: found.text, stderr: '', stdoutBytes: found.bytes, timedOut: false };
+}
+
+// The line search runs on a worker thread, plain JavaScript so it starts without a TypeScript loader: a pattern
+// from the model may backtrack without end (rg's regexes cannot), and the deadline then ends the thread.
+const SEARCH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { source, flags, files, maxCount, keepBytes } = workerData;
+const re = new RegExp(source, flags);
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+let text = '';
+let bytes = 0;
+for (const file of files) {
+  let data;
+  try { data = readFileSync(file.host); } catch { continue; }
+  // Binary files (a NUL byte) are skipped, as rg skips them while searching a directory.
+  if (data.includes(0)) continue;
+  const lines = decoder.decode(data).split('\\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  let found = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (maxCount !== null && found >= maxCount) break;
+    if (!re.test(lines[i])) continue;
+    found++;
+    const line = file.virtual + ':' + (i + 1) + ':' + lines[i] + '\\n';
+    if (bytes <= keepBytes) text += line;
+    bytes += Buffer.byteLength(line);
   }
-  return { exitCode: out ? 0 : 1, stdout: out, stderr: '' };
+}
+parentPort.postMessage({ text, bytes });
+`;
+
+interface SearchJob {
+  source: string;
+  flags: string;
+  files: { virtual: string; host: string }[];
+  maxCount: number | null;
+  keepBytes: number;
+}
+
+/** The matching lines (kept up to about `keepBytes`) and their whole length; null past the deadline. */
+function searchFiles(job: SearchJob, deadlineMs: number): Promise<{ text: string; bytes: number } | null> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(SEARCH_WORKER, { eval: true, workerData: job });
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      resolve(null);
+    }, deadlineMs);
+    worker.once('message', (found: { text: string; bytes: number }) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(found);
+    });
+    worker.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
 }
 
 /** A glob (globset syntax: `*`, `?`, `[…]`/`[!…]`, `{a,b}`, `**`) as a regular expression over a file name. */

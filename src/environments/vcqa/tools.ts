@@ -155,9 +155,19 @@ const RUN: Record<string, Run> = {
   async grep(args, tree) {
     const target = args.path ? resolveUnderCodebase(args.path) : CODEBASE;
     if (target === null) return { body: outside(args.path) };
-    const res = await grep(await tree(), target, { pattern: args.pattern, fixedStrings: args.fixed_strings, caseInsensitive: args.case_insensitive, maxCount: args.max_count || null });
+    const res = await grep(await tree(), target, {
+      pattern: args.pattern,
+      fixedStrings: args.fixed_strings,
+      caseInsensitive: args.case_insensitive,
+      maxCount: args.max_count || null,
+      keepBytes: MAX_OUTPUT_BYTES,
+      deadlineMs: EXEC_TIMEOUT_S * 1000,
+    });
+    if (res.timedOut) return { body: fail('grep timed out') };
     if (res.exitCode > 1) return { body: fail(`grep failed (exit=${res.exitCode}): ${brief(res.stderr)}`) };
-    return { body: { result: truncate(res.stdout), error: null } };
+    // Only the start of a long output is kept; its whole length is what NeMo Gym reports as original_bytes.
+    const result = res.stdoutBytes > MAX_OUTPUT_BYTES ? { ...truncate(res.stdout), original_bytes: res.stdoutBytes } : truncate(res.stdout);
+    return { body: { result, error: null } };
   },
   async glob(args, tree) {
     const target = args.path ? resolveUnderCodebase(args.path) : CODEBASE;
