@@ -94,6 +94,12 @@ describe('vcqa tools answer like NeMo Gym 0.7.0 (tests/environments/vcqa.cases.p
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("keeps the start of a shell's runaway output and counts all of it", async () => {
+    const { env: e, task: t } = TASKS.edge!;
+    const out = (await e.tools.bash!.run({ command: 'yes | head -c 5000000' }, { task: t, state: { todos: '' } })).body as Body;
+    expect(out.result.stdout).toEqual({ text: 'y\n'.repeat(16384), truncated: true, original_bytes: 5_000_000 });
+  });
+
   it('keeps the tree read-only and the shell inside it', async () => {
     const { env: e, task: t } = TASKS.edge!;
     const bash = (command: string) => e.tools.bash!.run({ command }, { task: t, state: { todos: '' } });

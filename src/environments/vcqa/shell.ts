@@ -10,12 +10,31 @@ export const CODEBASE = '/codebase';
 export const SCRATCH = '/tmp/scratch';
 export const TODOS = `${SCRATCH}/todos.md`;
 
-/** NeMo Gym's ExecResult: a timeout is exit −1 with what was written before the kill. */
-export interface ExecResult {
-  exit_code: number;
-  stdout: string;
-  stderr: string;
-  timed_out: boolean;
+/** Output kept per stream: far more than a tool shows (32 KiB), far less than a runaway command can write. */
+const KEEP_BYTES = 1024 * 1024;
+
+/** A stream's first KEEP_BYTES, and its whole length as NeMo Gym measures it (decoded, encoded again). */
+export interface Kept {
+  text: string;
+  bytes: number;
+}
+
+function keeper(stream: NodeJS.ReadableStream): () => Kept {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let total = 0;
+  stream.on('data', (chunk: Buffer) => {
+    total += chunk.length;
+    if (kept < KEEP_BYTES) {
+      chunks.push(chunk.subarray(0, KEEP_BYTES - kept));
+      kept += Math.min(chunk.length, KEEP_BYTES - kept);
+    }
+  });
+  return () => {
+    const text = decodeReplace(Buffer.concat(chunks));
+    // Past what is kept, bytes count as they are (exact for UTF-8 output).
+    return { text, bytes: Buffer.byteLength(text) + (total - kept) };
+  };
 }
 
 /** The host's programs (and the libraries they load): NeMo Gym's image has bash, coreutils, git, rg, fd, tree. */
@@ -30,7 +49,16 @@ function fdLink(): { target: string; path: string }[] {
  * Runs the command against the tree. `todos` is the scratchpad's content going in; what the command left in
  * /tmp/scratch/todos.md comes back, so the notes persist across calls like NeMo Gym's per-rollout scratch.
  */
-export async function execInTree(tree: string, command: string, timeoutS: number, todos: string): Promise<ExecResult & { todos: string }> {
+/** NeMo Gym's ExecResult (a timeout is exit −1 with what was written before the kill), and the scratchpad after. */
+export interface ExecResult {
+  exit_code: number;
+  stdout: Kept;
+  stderr: Kept;
+  timed_out: boolean;
+  todos: string;
+}
+
+export async function execInTree(tree: string, command: string, timeoutS: number, todos: string): Promise<ExecResult> {
   if (!findOnPath('bwrap')) {
     throw new GymError('SETUP_FAILED', 'vcqa\'s shell runs in a bubblewrap jail, and bwrap is not installed: install Debian\'s "bubblewrap" package (apt-get install -y bubblewrap)');
   }
@@ -55,16 +83,14 @@ export async function execInTree(tree: string, command: string, timeoutS: number
       'there is no unjailed mode for vcqa',
     );
     jail.stdin.end();
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    jail.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    jail.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const out = keeper(jail.stdout);
+    const err = keeper(jail.stderr);
     const exit = await jail.done;
     const left = await readFile(path.join(scratch, 'todos.md'), 'utf8').catch(() => todos);
     return {
       exit_code: exit.timedOut || exit.exitCode === null ? -1 : exit.exitCode,
-      stdout: decodeReplace(Buffer.concat(out)),
-      stderr: decodeReplace(Buffer.concat(err)),
+      stdout: out(),
+      stderr: err(),
       timed_out: exit.timedOut,
       todos: left,
     };

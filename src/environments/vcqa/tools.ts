@@ -7,7 +7,7 @@ import { pyRepr } from '../../python/values';
 import { reply, type Tool, type ToolReply } from '../types';
 import { argsJsonSchema, parseArgs, type ArgsSpec } from './args';
 import { glob, grep } from './search';
-import { CODEBASE, decodeReplace, execInTree } from './shell';
+import { CODEBASE, decodeReplace, execInTree, type Kept } from './shell';
 import { followInTree, resolveUnderCodebase } from './tree';
 
 /** NeMo Gym's MAX_TOOL_OUTPUT_BYTES: 32 KiB per output. */
@@ -114,6 +114,11 @@ export function truncate(text: string, limit = MAX_OUTPUT_BYTES) {
   return { text: decodeReplace(encoded.subarray(0, limit < 0 ? Math.max(0, encoded.length + limit) : limit)), truncated: true, original_bytes: encoded.length };
 }
 
+/** NeMo Gym's _truncate of an output of which only the start may have been kept. */
+function shown(kept: Kept) {
+  return kept.bytes > MAX_OUTPUT_BYTES ? { ...truncate(kept.text), original_bytes: kept.bytes } : truncate(kept.text);
+}
+
 /** `stderr.strip()[:512]`, by code point as Python slices. */
 const brief = (stderr: string) => [...pyStrip(stderr)].slice(0, 512).join('');
 
@@ -165,9 +170,7 @@ const RUN: Record<string, Run> = {
     });
     if (res.timedOut) return { body: fail('grep timed out') };
     if (res.exitCode > 1) return { body: fail(`grep failed (exit=${res.exitCode}): ${brief(res.stderr)}`) };
-    // Only the start of a long output is kept; its whole length is what NeMo Gym reports as original_bytes.
-    const result = res.stdoutBytes > MAX_OUTPUT_BYTES ? { ...truncate(res.stdout), original_bytes: res.stdoutBytes } : truncate(res.stdout);
-    return { body: { result, error: null } };
+    return { body: { result: shown({ text: res.stdout, bytes: res.stdoutBytes }), error: null } };
   },
   async glob(args, tree) {
     const target = args.path ? resolveUnderCodebase(args.path) : CODEBASE;
@@ -181,8 +184,8 @@ const RUN: Record<string, Run> = {
     if (virtual === null) return { body: outside(args.path) };
     const res = await execInTree(await tree(), `ls -la --color=never -- ${shellQuote(virtual)}`, EXEC_TIMEOUT_S, state.todos);
     if (res.timed_out) return { body: fail('list_dir timed out') };
-    if (res.exit_code !== 0) return { body: fail(`list_dir failed (exit=${res.exit_code}): ${brief(res.stderr)}`) };
-    return { body: { result: truncate(res.stdout), error: null } };
+    if (res.exit_code !== 0) return { body: fail(`list_dir failed (exit=${res.exit_code}): ${brief(res.stderr.text)}`) };
+    return { body: { result: shown(res.stdout), error: null } };
   },
   async write_todos(args, _tree, state) {
     const items = args.items as string[];
@@ -192,7 +195,7 @@ const RUN: Record<string, Run> = {
   },
   async bash(args, tree, state) {
     const res = await execInTree(await tree(), args.command, args.timeout, state.todos);
-    const result = { exit_code: res.exit_code, stdout: truncate(res.stdout), stderr: truncate(res.stderr), timed_out: res.timed_out };
+    const result = { exit_code: res.exit_code, stdout: shown(res.stdout), stderr: shown(res.stderr), timed_out: res.timed_out };
     return { body: { result, error: null }, state: { ...state, todos: res.todos } };
   },
   async install_package() {
