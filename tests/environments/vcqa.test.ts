@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -198,6 +200,18 @@ describe('vcqa task rows', () => {
     const ls = await run('ls /codebase');
     expect(ls).not.toContain('CHANGELOG.md');
     expect(await run('git log --all --oneline | wc -l')).toBe('3\n');
+  });
+
+  it('drops special files and set-id bits an archive carries', async () => {
+    const src = await mkdtemp(path.join(tmpdir(), 'gymflow-vcqa-special-'));
+    try {
+      execFileSync('bash', ['-c', 'mkdir -p repo && echo x > repo/a && chmod u+s repo/a && mkfifo repo/pipe && tar -czf repo.tar.gz repo'], { cwd: src });
+      const tree = await snapshotTree(trees, { datasetKind: 'fileset', artifactUrl: path.join(src, 'repo.tar.gz') });
+      expect(readdirSync(tree)).toEqual(['a']);
+      expect(statSync(path.join(tree, 'a')).mode & 0o6000).toBe(0);
+    } finally {
+      await rm(src, { recursive: true, force: true });
+    }
   });
 
   it('grades an empty answer 0 without the judge, and a missing rubric as unscorable', async () => {

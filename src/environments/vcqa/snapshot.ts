@@ -127,7 +127,9 @@ async function materialize(root: string, dir: string, spec: SnapshotSpec): Promi
       await checkoutBundle(bundle, workTree, spec.headSha!);
       await rm(bundle);
     }
-    await tool('chmod', ['-R', 'a+rX', workTree], TAR_TIMEOUT_MS, 'making the tree readable');
+    // tar run as root makes device nodes and set-id files as the archive says: a repository needs neither.
+    await tool('find', [workTree, '(', '-type', 'b', '-o', '-type', 'c', '-o', '-type', 'p', '-o', '-type', 's', ')', '-delete'], TAR_TIMEOUT_MS, 'removing special files');
+    await tool('chmod', ['-R', 'a+rX,ug-s', workTree], TAR_TIMEOUT_MS, 'making the tree readable');
     await writeFile(path.join(work, 'ready'), '');
     await rename(work, dir).catch(async (e: NodeJS.ErrnoException) => {
       // Another process made the same tree first: theirs is used.

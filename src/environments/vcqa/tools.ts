@@ -137,9 +137,13 @@ async function head(tree: string, virtual: string, cap: number): Promise<{ bytes
     return { error: `head: cannot open '${virtual}' for reading: ${why}` };
   }
   try {
-    if ((await handle.stat()).isDirectory()) return { error: `head: error reading '${virtual}': Is a directory` };
-    const all = await handle.readFile();
-    return { bytes: cap >= 0 ? all.subarray(0, cap) : all.subarray(0, Math.max(0, all.length + cap)) };
+    const info = await handle.stat();
+    if (info.isDirectory()) return { error: `head: error reading '${virtual}': Is a directory` };
+    // Only what is shown is read: a file may be far larger than the cap.
+    const length = cap >= 0 ? Math.min(info.size, cap) : Math.max(0, info.size + cap);
+    const bytes = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(bytes, 0, length, 0);
+    return { bytes: bytes.subarray(0, bytesRead) };
   } finally {
     await handle.close();
   }
