@@ -17,6 +17,7 @@ import { summarize, type Disagreement } from '../src/reverify/report';
 import { flattenTransitions } from '../src/reverify/transitions';
 import { isTrajectoryRow, withWholeEpisode } from '../src/environments/openair_congestion/recorded';
 import { conversationJudgeExchanges, isConversationRow, withWholeConversation } from '../src/environments/conversational_tool_use_simulation/recorded';
+import { isRecordedRollout, promptCriterion, recordedReplies, recordedTaskRow } from '../src/environments/vcqa/recorded';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.join(ROOT, 'tests/fixtures/nemo-gym');
@@ -52,6 +53,7 @@ const BENCHMARKS: { config: string; env: string; grades: string; checked: string
 
 /** Context for a row that agrees, where the table alone would mislead. */
 const NOTES: Record<string, string> = {
+  vcqa: "NeMo Gym ships the recorded rollouts without their task rows (a private held-out split): each row is rebuilt from the must-have criteria the rollout records (the task file named is the rollouts' own), and each criterion's recorded judge reply (judge_per_item[].raw) answers the prompt Gymflow renders for it. tests/environments/vcqa.test.ts checks every tool against NeMo Gym 0.7.0's own code on four working trees.",
   aviary_gsm8k:
     "Recorded by NeMo Gym's aviary agent as transitions (read as the last, whole episode) for task_idx rows; Gymflow's rows carry the GSM8K question and answer. Replayed through the calculator and submit_answer tools.",
   aviary_hotpotqa:
@@ -191,6 +193,27 @@ async function judgeRawExchanges(env: AnyEnvironment, rollouts: NumberedRow[], t
   return exchanges;
 }
 
+/**
+ * vcqa's recorded rollouts come without their task rows (NeMo Gym's held-out split is private): the rows are
+ * rebuilt from the recorded criteria, and each recorded per-item reply becomes the judge's reply to the prompt
+ * Gymflow renders for that criterion.
+ */
+async function vcqaRebuilt(env: AnyEnvironment, recorded: NumberedRow[]) {
+  const rows = recorded.map(({ line, row }) => ({ line, row: recordedTaskRow(row) as Row }));
+  const exchanges: JudgeExchange[] = [];
+  for (const [i, { row }] of recorded.entries()) {
+    const replies = recordedReplies(row);
+    const judge: JudgeCall = async (params) => {
+      const raw = replies.get(promptCriterion((params.input as { content: string }[]).at(-1)!.content));
+      const output = typeof raw === 'string' ? [assistantMessage(raw)] : [];
+      exchanges.push({ responses_create_params: { input: params.input }, response: { output } });
+      return { id: 'resp_judge', object: 'response', output };
+    };
+    await env.verify(env.taskSchema.parse(rows[i]!.row), ResponseObject.parse(row.response), { state: null, judge });
+  }
+  return { rows, exchanges };
+}
+
 async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck> {
   const recorded = await readRows(source.file, 'rollouts');
   const base: FileCheck = { file: rel(source.file), rows: recorded.length, checked: 0, compared: 0, agreed: 0, disagreements: [], judgeFailed: 0, verifyErrors: 0, unjoined: 0 };
@@ -204,7 +227,12 @@ async function checkFile(env: AnyEnvironment, source: Source): Promise<FileCheck
     }
     // A conversation's input is its domain's policy prompt, shared by every scenario of the domain, so joining by
     // input could pick another scenario; NeMo Gym's recorded rows carry every task field and are their own tasks.
-    const tasks = recorded.every((r) => isConversationRow(r.row)) ? undefined : await bestTasks(rollouts, source.candidates);
+    let tasks = recorded.every((r) => isConversationRow(r.row)) ? undefined : await bestTasks(rollouts, source.candidates);
+    if (recorded.length && recorded.every((r) => isRecordedRollout(r.row))) {
+      const rebuilt = await vcqaRebuilt(env, recorded);
+      tasks = { file: source.file, rows: rebuilt.rows, joined: rebuilt.rows.length };
+      exchanges = rebuilt.exchanges;
+    }
     if (exchanges.length === 0 && rollouts.some((r) => recordedVerdictText(r.row) !== undefined)) exchanges = await judgeRawExchanges(env, rollouts, tasks?.rows);
     const report = await reverifyRollouts({
       env,

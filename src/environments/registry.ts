@@ -35,6 +35,7 @@ import { parallelToolCallsSingleStepToolUseWithArgumentComparison, singleStepToo
 import { stringMatch } from './string_match';
 import { sweRepair } from './swe_repair';
 import { structuredOutputs } from './structured_outputs';
+import { vcqa } from './vcqa';
 import { wmtTranslation } from './wmt_translation';
 import { workplaceAssistant } from './workplace_assistant';
 
@@ -73,6 +74,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   singleStepToolUseWithArgumentComparison,
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   sweRepair,
+  vcqa,
 ];
 
 const byName = new Map<string, AnyEnvironment>(ENVIRONMENTS.map((env) => [env.name, env]));

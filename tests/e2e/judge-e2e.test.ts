@@ -203,3 +203,48 @@ describe('HLE vision in a durable eval', () => {
     }
   });
 });
+
+describe('vcqa in a durable eval', () => {
+  it('plays the oracle through the real tools on the example trees, and grades with the judge replayed through the gateway', { timeout: 300_000 }, async () => {
+    const data = path.resolve(import.meta.dirname, '../../src/environments/vcqa/data/example.jsonl');
+    const env = getEnvironment('vcqa');
+    const tasks = readJsonl<Row>(data);
+    // The judge says YES to every criterion of a reference answer and NO to the oracle's non-answer; the
+    // prompts are the ones our verify renders.
+    const exchanges: JudgeExchange[] = [];
+    for (const row of tasks) {
+      for (const [answer, verdict] of [
+        [row.reference_answer as string, 'YES'],
+        ['I could not determine the answer from the repository.', 'NO'],
+      ] as const) {
+        const output = [assistantMessage(verdict)];
+        await env.verify(
+          env.taskSchema.parse(row),
+          { id: 'r', object: 'response', output: [assistantMessage(answer)] },
+          { state: { todos: '' }, judge: async (params) => (exchanges.push({ responses_create_params: { input: params.input }, response: { output } }), { id: 'j', object: 'response', output }) },
+        );
+      }
+    }
+    const dir = await tempDir('gymflow-vcqa-');
+    const judgeReplay = path.join(dir, 'judge_replay.jsonl');
+    writeJsonl(judgeReplay, exchanges);
+    const play = (accuracy: number) =>
+      runInProcess(server, {
+        ...runConfig({ runDir: path.join(dir, `run-${accuracy}`), envName: 'vcqa', inputFile: data, model: { accuracy } }),
+        judgeModel: parseModelSpec({ backend: 'mock', env: 'vcqa', replay_files: [judgeReplay] }),
+      });
+    const [right, wrong] = await Promise.all([play(1), play(0)]);
+
+    expect(right.metrics).toMatchObject({ rollouts_recorded: 3, rollouts_failed: 0, mean_reward: 1 });
+    expect(wrong.metrics).toMatchObject({ rollouts_recorded: 3, rollouts_failed: 0, mean_reward: 0 });
+    // The tools ran on the materialized trees: list_dir saw the snapshot, bash the git history.
+    for (const record of readJsonl<Row>(path.join(dir, 'run-1', 'rollouts.jsonl'))) {
+      const outputs = (record.response as ResponseObject).output.flatMap((i) => (i.type === 'function_call_output' ? [JSON.parse(i.output as string)] : []));
+      expect(outputs[0].result.text).toContain('README.md');
+      const log = outputs[1].result.stdout.text as string;
+      if ((record.verifier_metadata as { dataset_kind: string }).dataset_kind === 'githistory') expect(log).toContain('b182930 Remove per-key ttl from Store.put');
+      else expect(log).toContain('not a git repository');
+      expect(record.must_total).toBe(3);
+    }
+  });
+});

@@ -13,6 +13,7 @@ describe('gym env list', () => {
     expect(rows.get('swe_repair')).toMatchObject({ needs_judge: false, needs_sandbox: true });
     expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
     expect(rows.get('finance_agent_v2')).toMatchObject({ needs_judge: true, needs_download: ['web_search', 'retrieve_information', 'price_history'] });
+    expect(rows.get('vcqa')).toMatchObject({ needs_judge: true, needs_sandbox: false, needs_download: [] });
 
     // Benchmarks without a training split are for evaluation only; the rest may give training data.
     const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
