@@ -55,11 +55,20 @@ async function readJson(req: IncomingMessage, required: boolean): Promise<unknow
   const contentType = req.headers['content-type'];
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', `the body exceeds ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
+  // Events, not `for await`: the async iterator costs more than the rest of reading a small body.
+  await new Promise<void>((resolve, reject) => {
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data').resume();
+        reject(new Refusal(413, 'PAYLOAD_TOO_LARGE', `the body exceeds ${MAX_BODY_BYTES} bytes`));
+      } else chunks.push(chunk);
+    });
+    req.once('end', resolve);
+    req.once('error', reject);
+    // After `end` this settles nothing; before it, the client went away mid-body.
+    req.once('close', () => reject(new GymError('BAD_INPUT', 'the connection closed before the whole body came')));
+  });
   if (contentType === undefined && !required && size === 0) return undefined;
   if (!isJson(contentType)) throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', `send the body as application/json, not ${contentType ?? 'without a Content-Type'}`);
   const text = Buffer.concat(chunks).toString('utf8');

@@ -35,13 +35,15 @@ function isDirectory(p: string, flag: string): boolean | undefined {
 export function missingFolders(dir: string, flag = '--output'): string[] {
   const missing: string[] = [];
   let at = dir;
-  for (let kind = isDirectory(at, flag); kind === undefined; kind = isDirectory(at, flag)) {
+  let kind = isDirectory(at, flag);
+  while (kind === undefined) {
     missing.unshift(at);
     const parent = path.dirname(at);
     if (parent === at) break;
     at = parent;
+    kind = isDirectory(at, flag);
   }
-  if (isDirectory(at, flag) === false) {
+  if (kind === false) {
     throw new GymError('BAD_FLAG', at === dir ? `${flag} ${dir} is a file, not a folder; choose a folder for the run` : `${flag} ${dir} cannot be made: ${at} is a file, not a folder`);
   }
   return missing;
