@@ -62,6 +62,21 @@ async function nextMatching<T>(iterator: AsyncIterator<T>, wanted: (item: T) => 
   return bounded(find, 'a piece reaching the caller');
 }
 
+/** One streamed Messages call through the official Python `anthropic` client, asking about the weather. */
+async function streamWithPythonAnthropic(model: string) {
+  const [answer] = await callWithPython([
+    {
+      client: 'anthropic',
+      kind: 'messages',
+      stream: true,
+      base_url: g.gateway.url.replace(/\/v1$/, ''),
+      api_key: g.gateway.token,
+      request: { model, max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] },
+    },
+  ]);
+  return answer;
+}
+
 async function rest<T>(iterator: AsyncIterator<T>, seen: T[]): Promise<T[]> {
   for (;;) {
     const { value, done } = await iterator.next();
@@ -209,16 +224,7 @@ describe('pass-through streaming', () => {
       ),
     ).toEqual(JSON.parse(TOOL.arguments));
 
-    const [python] = await callWithPython([
-      {
-        client: 'anthropic',
-        kind: 'messages',
-        stream: true,
-        base_url: g.gateway.url.replace(/\/v1$/, ''),
-        api_key: g.gateway.token,
-        request: { model: chatModel, max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] },
-      },
-    ]);
+    const python = await streamWithPythonAnthropic(chatModel);
     expect(python!.text).toBe(TEXT);
     expect(python!.final.content).toMatchObject([
       { type: 'text', text: TEXT },
@@ -319,16 +325,7 @@ describe('pass-through streaming from an Anthropic upstream', () => {
     expect(JSON.parse(calls.map((c) => c.function?.arguments ?? '').join(''))).toEqual(INPUT);
 
     episode();
-    const [python] = await callWithPython([
-      {
-        client: 'anthropic',
-        kind: 'messages',
-        stream: true,
-        base_url: g.gateway.url.replace(/\/v1$/, ''),
-        api_key: g.gateway.token,
-        request: { model: claude, max_tokens: 100, messages: [{ role: 'user', content: 'Weather?' }] },
-      },
-    ]);
+    const python = await streamWithPythonAnthropic(claude);
     expect(python!.text).toBe(SAID);
     expect(python!.final.content).toMatchObject([
       { type: 'thinking', thinking: THINKING },
