@@ -2,6 +2,7 @@
 // memory with the same steps as the "turn" grain. A rollout is checkpointed when it is recorded (or
 // routed to the sidecar): the heartbeat carries the finished ones and the results files are checked,
 // so a retried batch skips them and only restarts the rollouts that were in flight.
+import { setMaxListeners } from 'node:events';
 import { CancelledFailure, Context } from '@temporalio/activity';
 import type { RolloutStage } from '../src/errors';
 import type { Slots } from '../src/util/slots';
@@ -76,6 +77,8 @@ export function createBatchActivity(steps: RolloutSteps, playHarness: HarnessRol
   return {
     async runRolloutBatch(input: BatchInput): Promise<BatchCounts> {
       const ctx = Context.current();
+      // Every rollout in flight in the batch waits on its cancellation (a model call, a timer): no leak, so no warning.
+      setMaxListeners(0, ctx.cancellationSignal);
       const before = ctx.info.heartbeatDetails as BatchProgress | undefined;
       const finished = new Set(before?.finished ?? []);
       const counts: BatchCounts = before?.counts ?? { done: 0, failed: 0, rewardSum: 0 };

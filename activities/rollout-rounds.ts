@@ -3,6 +3,7 @@
 // running keep running in this process and are joined by the next round, so a slow rollout never holds
 // the others back, and the shard has exactly one activity outstanding at a time: its history stays
 // deterministic whatever order the steps finish in.
+import { setMaxListeners } from 'node:events';
 import { Context } from '@temporalio/activity';
 import type { RolloutStage } from '../src/errors';
 import { runFiles } from '../src/store/run-files';
@@ -71,6 +72,8 @@ export function createRoundActivity(steps: RolloutSteps) {
   return {
     async advanceRollouts(input: RoundInput): Promise<Settled[]> {
       const signal = Context.current().cancellationSignal;
+      // Every rollout advanced in the round waits on the activity's cancellation: no leak, so no warning.
+      setMaxListeners(0, signal);
       const attempts = new Map(input.attempts);
       const keys = input.rollouts.map(([ordinal, step]) => {
         const k = `${input.spec.store ?? input.spec.runDir}|${input.spec.epoch}|${ordinal}|${step}`;
