@@ -104,8 +104,6 @@ function turnItems(role: 'user' | 'assistant', content: string | Record<string, 
 const TOOL_CHOICE: Record<string, unknown> = { auto: 'auto', any: 'required', none: 'none' };
 
 export function messagesToResponses(request: MessagesRequest): ResponseCreateParams {
-  if (request.stop_sequences?.length) unsupported('stop_sequences', 'stop sequences are not carried to the backends yet; leave them out');
-  if (request.top_k !== undefined) unsupported('top_k', 'top_k is not carried to the backends yet; leave it out');
   const system = request.system === undefined ? undefined : typeof request.system === 'string' ? request.system : request.system.map((b) => b.text).join('\n');
   // The system prompt leads the input as a system message (not `instructions`), as NeMo Gym's task rows
   // hold it, so a conversation from a Messages client matches the task it came from.
@@ -127,6 +125,9 @@ export function messagesToResponses(request: MessagesRequest): ResponseCreatePar
     max_output_tokens: request.max_tokens,
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),
+    // Carried as the sampling extras chat servers take (`stop`, `top_k`); the anthropic backend names them back.
+    ...(request.stop_sequences?.length ? { stop: request.stop_sequences } : {}),
+    ...(request.top_k !== undefined ? { top_k: request.top_k } : {}),
   };
 }
 

@@ -81,9 +81,11 @@ describe('an Anthropic upstream', () => {
     expect(chat.status).toBe(200);
     expect(chat.body.choices[0].message.content).toBe('Hello from the fake Anthropic API.');
     expect(fake.requests.at(-1)!.body.max_tokens).toBe(30);
-    const messages = await postJson(g.gateway, '/messages', { model, max_tokens: 40, messages: [{ role: 'user', content: 'Hi' }] });
+    const messages = await postJson(g.gateway, '/messages', { model, max_tokens: 40, stop_sequences: ['END', 'STOP'], top_k: 7, messages: [{ role: 'user', content: 'Hi' }] });
     expect(messages.status).toBe(200);
     expect(messages.body.content).toEqual([{ type: 'text', text: 'Hello from the fake Anthropic API.' }]);
+    // A Messages caller's stop sequences and top_k reach the Messages upstream under their own names.
+    expect(fake.requests.at(-1)!.body).toMatchObject({ max_tokens: 40, stop_sequences: ['END', 'STOP'], top_k: 7 });
   });
 
   it('passes a refusal on as upstream_rejected with Anthropic’s message, never the key', async () => {

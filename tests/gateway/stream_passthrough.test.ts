@@ -233,6 +233,16 @@ describe('pass-through streaming', () => {
     expect(python!.final.stop_reason).toBe('tool_use');
   });
 
+  it("a Messages caller's stop_sequences and top_k reach a chat upstream as stop and top_k", async () => {
+    const reply = await fetch(`${g.gateway.url}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authHeader(g.gateway) },
+      body: JSON.stringify({ model: chatModel, max_tokens: 50, stop_sequences: ['###'], top_k: 3, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(reply.status).toBe(200);
+    expect(fake.requests.at(-1)!.body).toMatchObject({ stop: ['###'], top_k: 3 });
+  });
+
   it('stream_upstream: false asks the upstream for whole answers and replays them to the streaming caller', async () => {
     const whole = g.gateway.register({ backend: 'openai', model: 'gpt-fake-whole', api: 'chat', base_url: fake.url, api_key_env: KEY_ENV, stream_upstream: false });
     const client = new OpenAI({ baseURL: g.gateway.url, apiKey: g.gateway.token, maxRetries: 0 });
