@@ -1,15 +1,19 @@
 // The model gateway's overhead: the same chat completion sent straight to an upstream model and through
-// `gym gateway serve` (openai backend), plain, rollout-scoped (each call logged into a run folder) and streamed.
-//   node --import tsx bench/gateway-overhead.ts [--requests 2000] [--concurrency 32] [--repeats 3]
-// The upstream is bench/mock-openai-server.ts (zero latency) and the gateway a real `gym` process, each a child
-// process; this one only sends. Latency is one request at a time (p50/p99); throughput is --concurrency at once.
+// `gym gateway serve` (openai backend), plain, rollout-scoped (each call logged into a run folder) and streamed;
+// and through a gateway in this process (`gateway.call`, the path Gymflow's own agent loop takes in a worker).
+//   node --import tsx bench/gateway-overhead.ts [--requests 2000] [--concurrency 32] [--repeats 3] [--upstream-latency-ms 0]
+// The upstream is bench/mock-openai-server.ts (zero latency unless asked) and the served gateway a real `gym`
+// process, each a child process; this one sends. Latency is one request at a time (p50/p99); throughput is
+// --concurrency at once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import pino from 'pino';
 import { Agent, request } from 'undici';
+import { startGateway, type Gateway } from '../src/gateway/server';
 import { measure, printResults, type CaseResult } from './lib/cases';
 import { parseFlags, runMain } from './lib/flags';
 
@@ -43,16 +47,24 @@ interface Target {
   model: string;
   key: string;
   stream: boolean;
+  /** Sent with `gateway.call` instead of over HTTP. */
+  inProcess?: Gateway;
 }
 
 const dispatcher = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 60_000 });
 
 async function send(t: Target, i: number): Promise<void> {
-  const body = JSON.stringify({
+  const message = {
     model: t.model,
     messages: [{ role: 'user', content: `Question ${i}: which letter?\nA: one\nB: two\nC: three` }],
     ...(t.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-  });
+  };
+  if (t.inProcess) {
+    const reply = await t.inProcess.call({ path: '/v1/chat/completions', body: message });
+    if (reply.status !== 200) throw new Error(`the in-process gateway answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`);
+    return;
+  }
+  const body = JSON.stringify(message);
   const res = await request(`${t.url}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${t.key}` },
@@ -90,14 +102,18 @@ runMain(async () => {
     requests: { kind: 'int', default: 2000, help: 'requests per latency and per throughput measurement', min: 10 },
     concurrency: { kind: 'int', default: 32, help: 'requests in flight in the throughput measurement', min: 1 },
     repeats: { kind: 'int', default: 3, help: 'repeats of each case', min: 1 },
+    'upstream-latency-ms': { kind: 'number', default: 0, help: "the upstream's delay before each answer (a model's generation time)", min: 0 },
   });
   const runDir = await mkdtemp(path.join(os.tmpdir(), 'gymflow-bench-gateway-'));
-  const upstream = await child(['--import', 'tsx', 'bench/mock-openai-server.ts', '--port', '0'], /"url"/);
+  const upstream = await child(['--import', 'tsx', 'bench/mock-openai-server.ts', '--port', '0', '--latency-ms', String(flags['upstream-latency-ms'])], /"url"/);
   const upstreamUrl = (JSON.parse(upstream.output) as { url: string }).url;
   const config = path.join(runDir, 'gateway.yaml');
   await writeFile(config, `models:\n  - backend: openai\n    model: mock-model\n    base_url: ${upstreamUrl}\n    api_key_env: ${KEY_ENV}\n`);
   const gateway = await child(['bin/gym.mjs', 'gateway', 'serve', '--config', config], /model openai-/, { GYMFLOW_GATEWAY_TOKEN: TOKEN, [KEY_ENV]: 'sk-bench' });
+  process.env[KEY_ENV] = 'sk-bench';
+  const local = await startGateway({ logger: pino({ level: 'warn' }) });
   try {
+    const localModel = local.register({ backend: 'openai', model: 'mock-model', base_url: upstreamUrl, api_key_env: KEY_ENV, api: 'chat' });
     const gatewayModel = /model (\S+)/.exec(gateway.output)![1]!;
     const origin = /gateway at (\S+)\/v1/.exec(gateway.output)![1]!;
     const registered = await request(`${origin}/gymflow/rollouts`, {
@@ -113,6 +129,7 @@ runMain(async () => {
       gateway: { url: `${origin}/v1`, model: gatewayModel, key: TOKEN, stream: false },
       'gateway, rollout-scoped (logged)': { url: scoped, model: gatewayModel, key: TOKEN, stream: false },
       'gateway, rollout-scoped, streamed': { url: scoped, model: gatewayModel, key: TOKEN, stream: true },
+      'gateway in-process (gateway.call)': { url: '', model: localModel, key: '', stream: false, inProcess: local },
     };
     const cases: CaseResult[] = [];
     for (const [name, target] of Object.entries(targets)) {
@@ -125,7 +142,7 @@ runMain(async () => {
             const rps = await throughput(target, flags.requests, flags.concurrency);
             return { units: flags.requests, p50_ms: percentile(ms, 50), p99_ms: percentile(ms, 99), requests_per_second: rps };
           },
-          { unit: 'requests', params: { requests: flags.requests, concurrency: flags.concurrency, stream: target.stream }, repeats: flags.repeats },
+          { unit: 'requests', params: { requests: flags.requests, concurrency: flags.concurrency, stream: target.stream, upstream_latency_ms: flags['upstream-latency-ms'] }, repeats: flags.repeats },
         ),
       );
     }
@@ -142,6 +159,7 @@ runMain(async () => {
     );
     printResults('gateway-overhead', cases, { overhead });
   } finally {
+    await local.close();
     await dispatcher.close();
     await stop(gateway.proc);
     await stop(upstream.proc);
