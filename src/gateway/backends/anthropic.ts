@@ -180,7 +180,7 @@ export function anthropicBackend(spec: AnthropicModelSpec): Backend {
 
   return {
     kind: 'anthropic',
-    responses: (request, ctx) => responses(request, ctx),
+    responses,
     chatCompletions: async (request, ctx) => responseToChatCompletion(await responses(chatRequestToResponses(request), ctx)),
     close: () => upstream.close(),
   };
