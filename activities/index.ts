@@ -21,6 +21,8 @@ export function createActivities(deps: { gateway: Gateway; rolloutSlots?: Slots 
     ...createSandboxActivities(),
     advanceRollouts: (input: Parameters<typeof rounds.advanceRollouts>[0]) => runActivity(() => rounds.advanceRollouts(input)),
     runRolloutBatch: (input: Parameters<typeof batch.runRolloutBatch>[0]) => runActivity(() => batch.runRolloutBatch(input)),
+    // Does nothing: the shard schedules it to end its workflow task (see ROUNDS_PER_YIELD in workflows/shard.ts).
+    yieldTask: async (): Promise<void> => undefined,
   };
 }
 

@@ -5,7 +5,7 @@
 // order steps finish in. "rollout" grain: the window is filled with batch activities. Either way the
 // shard continues as new before its history grows large, carrying its rollouts in flight and the step
 // each is at, instead of waiting for them to end.
-import { allHandlersFinished, condition, continueAsNew, isCancellation, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Settled } from '../activities/rollout-rounds';
 import { NON_RETRYABLE_TYPES } from '../src/errors';
@@ -17,10 +17,15 @@ const BATCH_ROLLOUTS_PER_LANE = 4;
 const BATCH_MAX_LANES = 128;
 /**
  * Rounds between two yields of the workflow task. Back-to-back local activities keep one workflow task
- * open, and signals, updates, queries and cancellation only get in between tasks; a 1 ms timer ends the
- * task. With rounds answering within 250 ms, control reaches a shard within about two seconds.
+ * open, and signals, updates, queries and cancellation only get in between tasks; scheduling a no-op
+ * activity ends the task. With rounds answering within 250 ms, control reaches a shard within about two seconds.
  */
 const ROUNDS_PER_YIELD = 8;
+/**
+ * The yield was a 1 ms timer, which the embedded dev server fires ~0.85 s late: at low concurrency the
+ * shard spent most of its time waiting for it (4 rollouts/s at concurrency 1). Histories from before replay with it.
+ */
+const PATCH_YIELD_BY_ACTIVITY = 'shard-yield-by-activity';
 /** Settled steps one execution records before it continues as new (each is ~20 bytes of history). */
 const SETTLED_PER_EXECUTION = 100_000;
 
@@ -63,6 +68,17 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
   // worker or the run folder failed (a full disk is not retried): the shard, and the run, stop with it.
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 minutes', retry });
   const batches = proxyActivities<Activities>({ startToCloseTimeout: '24 hours', heartbeatTimeout: input.retry.heartbeatTimeoutMs, retry, taskQueue: input.rolloutQueue });
+  // The yield's no-op activity, on the shard's own queue (every worker has it). A worker whose activity slots
+  // are all held (by another run's batches) cannot start it soon: then the timer yields instead.
+  const control = proxyActivities<Activities>({ scheduleToStartTimeout: '2 seconds', startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } });
+  const yieldTask = async () => {
+    try {
+      await control.yieldTask();
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      await sleep(1);
+    }
+  };
   const budget = input.stepsPerExecution ?? DEFAULT_STEPS_PER_EXECUTION;
 
   const hasMore = () => resume.length > 0 || (only ? cursor < only.ordinals.length : input.shard + cursor * input.shards < input.total);
@@ -96,7 +112,10 @@ export async function shardWorkflow(input: ShardInput): Promise<ShardCounts> {
         continue;
       }
       if (mustRoll()) return true;
-      if (activitiesHere > 0 && activitiesHere % ROUNDS_PER_YIELD === 0) await sleep(1);
+      if (activitiesHere > 0 && activitiesHere % ROUNDS_PER_YIELD === 0) {
+        if (patched(PATCH_YIELD_BY_ACTIVITY)) await yieldTask();
+        else await sleep(1);
+      }
       activitiesHere++;
       const settled = await local.advanceRollouts({ spec: input.spec, numRepeats: input.numRepeats, retry: input.retry, rollouts: [...inFlight.entries()], attempts: attempts(inFlight.keys()) });
       settled.forEach(apply);
