@@ -51,6 +51,8 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
    * API): those parts are reported unavailable in its results, never faked. Shown by `gym env list`.
    */
   needsDownload?: readonly string[];
+  /** True when part of an episode (running the model's code or a shell) happens in a bubblewrap jail: the worker needs `bwrap`. */
+  needsJail?: boolean;
   /**
    * Why the environment is for evaluation only, when it is: its data is a benchmark with no training split
    * (NeMo Gym ships it only as benchmark and example data), so training on its rollouts would contaminate

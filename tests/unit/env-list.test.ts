@@ -1,14 +1,21 @@
-// `gym env list` says what each environment needs beyond the policy model: a judge, a sandboxed harness, or
-// parts that would need a download (reported unavailable here), and which are for evaluation only.
+// `gym env list` says what each environment needs beyond the policy model: a judge, a sandboxed harness,
+// bubblewrap on the worker, or parts that would need a download (reported unavailable here), and which are for evaluation only.
 import { describe, expect, it } from 'vitest';
 import { gymHere } from '../helpers/gym-here';
 
 describe('gym env list', () => {
-  it('marks judge, sandbox and download needs, in the table and as JSON', async () => {
+  it('marks judge, sandbox, jail and download needs, in the table and as JSON', async () => {
     const json = await gymHere(['env', 'list', '--json']);
     expect(json.code).toBe(0);
-    const rows = new Map((JSON.parse(json.stdout) as { name: string; needs_judge: boolean; needs_sandbox: boolean; needs_download: string[] }[]).map((r) => [r.name, r]));
-    expect(rows.get('mcqa')).toMatchObject({ needs_judge: false, needs_sandbox: false, needs_download: [] });
+    const rows = new Map((JSON.parse(json.stdout) as { name: string; needs_judge: boolean; needs_sandbox: boolean; needs_jail: boolean; needs_download: string[] }[]).map((r) => [r.name, r]));
+    expect(rows.get('mcqa')).toMatchObject({ needs_judge: false, needs_sandbox: false, needs_jail: false, needs_download: [] });
+    // The model's code, checks or shell run in a bubblewrap jail on the worker.
+    expect(
+      [...rows.values()]
+        .filter((r) => r.needs_jail)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['agentif', 'code_gen', 'vcqa']);
     expect(rows.get('equivalence_llm_judge')).toMatchObject({ needs_judge: true, needs_sandbox: false });
     expect(rows.get('swe_repair')).toMatchObject({ needs_judge: false, needs_sandbox: true });
     expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
@@ -26,6 +33,7 @@ describe('gym env list', () => {
     expect(line('mcqa')).toMatch(/^mcqa\s+train,eval\s+-\s/);
     expect(line('wmt_translation')).toMatch(/^wmt_translation\s+eval\s+download\s/);
     expect(line('swe_repair')).toMatch(/\ssandbox\s/);
+    expect(line('vcqa')).toMatch(/\sjudge,jail\s/);
     expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
   });
 });

@@ -104,6 +104,7 @@ export function createAgentIF(settings: z.infer<typeof AgentIFSettings> = {}) {
   return defineEnvironment({
     name: 'agentif',
     evaluationOnly: BENCHMARK_ONLY,
+    needsJail: isolation === 'bwrap',
     description: 'AgentIF agentic instruction following: each constraint graded by its judge prompts and Python checks; reward 1 when all graded constraints pass (ISR).',
     taskSchema: AgentIFTask,
     requiresJudge: true,

@@ -78,6 +78,7 @@ export function createCodeGen(overrides: Partial<CodeGenOptions> = {}): Environm
   return defineEnvironment({
     name: 'code_gen',
     description: 'Write a program for a competitive-programming problem; reward 1.0 when it passes every unit test.',
+    needsJail: true,
     taskSchema: CodeGenTask,
     configurable: { schema: CodeGenSettings, create: (settings) => createCodeGen({ ...options, ...fromSettings(settings) }) },
     async verify(task, response): Promise<VerifyResult> {

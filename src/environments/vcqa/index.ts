@@ -98,6 +98,7 @@ export function createVcqa(options: z.input<typeof Settings> = {}) {
   return defineEnvironment<VcqaTask, VcqaState>({
     name: 'vcqa',
     description: 'Verified Code QA: investigate a repository snapshot or git history with read-only tools; reward is the share of must-have rubric items a judge passes.',
+    needsJail: true,
     taskSchema,
     requiresJudge: true,
     configurable: { schema: Settings, create: createVcqa },
