@@ -7,15 +7,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { GymError } from '../../errors';
-import {
-  generateDomains,
-  generatePolicyTools,
-  generateScenarios,
-  httpChatModel,
-  loadPolicyToolAssets,
-  loadScenarioAssets,
-  type ChatModel,
-} from '../../datasets/conversational/generate';
+import { generateDomains, generatePolicyTools, generateScenarios, httpChatModel, loadPolicyToolAssets, loadScenarioAssets, type ChatModel } from '../../datasets/conversational/generate';
 import { materializeDomains, materializePolicyTools, materializeScenarios, type Numbered } from '../../datasets/conversational/materialize';
 import { PolicyToolInput, Profile, ScenarioInput } from '../../datasets/conversational/schema';
 import { startGateway, type Gateway } from '../../gateway/server';

@@ -59,7 +59,11 @@ export function pyFormat(template: string, values: Record<string, string>, name:
 /** The prepared prompt folder's file, stripped as NeMo Gym's loaders strip (scenario prompts are not). */
 function prompt(dir: string, file: string, strip = true): string {
   const p = path.join(dir, file);
-  if (!existsSync(p)) throw new GymError('NOT_FOUND', `conversational tool-use prompt ${p} is missing: run NeMo Gym's \`python -m resources_servers.conversational_tool_use_simulation.prepare\` and pass its package folder as --assets-dir`);
+  if (!existsSync(p))
+    throw new GymError(
+      'NOT_FOUND',
+      `conversational tool-use prompt ${p} is missing: run NeMo Gym's \`python -m resources_servers.conversational_tool_use_simulation.prepare\` and pass its package folder as --assets-dir`,
+    );
   const text = readFileSync(p, 'utf8');
   return strip ? text.trim() : text;
 }
@@ -285,9 +289,7 @@ function sampleTimestamp(rand: () => number): string {
   const zone = zones.find(([, w]) => (pick -= w) < 0)?.[0] ?? zones[0]![0];
   const naive = new Date(Date.UTC(2025, 0, 1) + seconds * 1000);
   const abbr =
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' })
-      .formatToParts(new Date(naive.getTime() + 12 * 3600 * 1000))
-      .find((p) => p.type === 'timeZoneName')?.value ?? '';
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(naive.getTime() + 12 * 3600 * 1000)).find((p) => p.type === 'timeZoneName')?.value ?? '';
   return `${naive.toISOString().slice(0, 19).replace('T', ' ')} ${abbr}`;
 }
 
@@ -297,7 +299,14 @@ function sampleTimestamp(rand: () => number): string {
  * them is rejected and the whole pipeline runs again (`max_retries` more times), then the domain is refused
  * with the last attempt's stage and detail.
  */
-export async function generatePolicyTools(row: PolicyToolInput, where: string, policyModel: ChatModel, judgeModel: ChatModel, assets: PolicyToolAssets, s: PolicyToolSettings): Promise<PolicyToolRollout> {
+export async function generatePolicyTools(
+  row: PolicyToolInput,
+  where: string,
+  policyModel: ChatModel,
+  judgeModel: ChatModel,
+  assets: PolicyToolAssets,
+  s: PolicyToolSettings,
+): Promise<PolicyToolRollout> {
   const domain = formatDomainName(row.domain.name);
   const rand = seededRandom(`${s.seed}:${seedMaterial(row, row.profile, row.domain.name)}`);
   const attempts: Record<string, unknown>[] = [];
@@ -384,7 +393,10 @@ export async function generatePolicyTools(row: PolicyToolInput, where: string, p
     }
   }
   const last = attempts.at(-1)!;
-  throw new GymError('MODEL_REJECTED', `${where}: domain "${row.domain.name}": policy/tool generation exhausted ${s.max_retries + 1} attempts; last failure at ${String(last.failure_stage)}: ${String(last.failure_detail)}`);
+  throw new GymError(
+    'MODEL_REJECTED',
+    `${where}: domain "${row.domain.name}": policy/tool generation exhausted ${s.max_retries + 1} attempts; last failure at ${String(last.failure_stage)}: ${String(last.failure_detail)}`,
+  );
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -477,7 +489,14 @@ export async function generateScenarios(row: ScenarioInput, where: string, model
         accepted.push(sc);
       }
     }
-    return { request_index: r.index, outside_policy_scope: r.outside, parsed_scenario_count: r.parsed, accepted_scenario_count: r.scenarios.length - dup, duplicate_scenario_count: dup, tries: r.tries };
+    return {
+      request_index: r.index,
+      outside_policy_scope: r.outside,
+      parsed_scenario_count: r.parsed,
+      accepted_scenario_count: r.scenarios.length - dup,
+      duplicate_scenario_count: dup,
+      tries: r.tries,
+    };
   });
   return ScenarioRollout.parse({ ...row, reward: 1, result: { domain_name: row.domain_name, scenarios: accepted }, generation_trace: { ...s, calls } });
 }
