@@ -39,6 +39,7 @@ const scenario = (n: number, extra: Record<string, unknown> = {}) => ({
 
 /** What the fake upstream says to a chat request, by the prompt's marker; `bad` makes a stage's replies unusable. */
 const bad = new Set<string>();
+let cohesionFalse = 0;
 const asked: { marker: string; messages: { role: string; content: string }[] }[] = [];
 function answer(messages: { role: string; content: string }[]): string {
   const text = messages.map((m) => m.content).join('\n');
@@ -59,7 +60,8 @@ function answer(messages: { role: string; content: string }[]): string {
     case 'TOOLS_REFINE':
       return `<tools>\n${JSON.stringify(TOOL)}\n\n</tools>`;
     case 'COHESION':
-      return '<judgment>true</judgment>';
+      // While `cohesionFalse` lasts, the judges say the policy and tools do not fit together.
+      return cohesionFalse-- > 0 ? 'No.\n<judgment>false</judgment>' : '<judgment>true</judgment>';
     case 'GOLDEN':
       return '<judgment>1</judgment>';
     default:
@@ -255,6 +257,26 @@ describe('gym dataset generate-conversational, stage by stage', () => {
     },
     120_000,
   );
+});
+
+describe('policy-tools: the proactive profile and a rejected attempt', () => {
+  it('refines without references, and runs the whole pipeline again after the cohesion judges reject it', async () => {
+    const one = file('proactive.jsonl');
+    writeFileSync(one, JSON.stringify({ ...rows('policy_tool_inputs.jsonl')[1], profile: 'proactive' }) + '\n');
+    asked.length = 0;
+    cohesionFalse = 2;
+    await generate('--stage', 'policy-tools', '--input', one, '--output', file('proactive_rollouts.jsonl'), ...SMALL, '--set', 'golden_reference_count=0');
+    const [out] = rows('proactive_rollouts.jsonl').map((r) => PolicyToolRollout.parse(r));
+    expect(out!.result).toMatchObject({ profile: 'proactive', attempt_count: 2 });
+    const attempts = out!.generation_trace.attempts as Record<string, unknown>[];
+    expect(attempts.map((a) => [a.failure_stage, a.cohesion_failure_fraction])).toEqual([
+      ['cohesion_judge', 2 / 3],
+      [undefined, 0],
+    ]);
+    const refine = asked.find((a) => a.marker === 'POLICY_REFINE')!.messages[0]!.content;
+    expect(refine).toBe('POLICY_REFINE Banking\nVerify the order id first.');
+    expect(asked.map((a) => a.marker).filter((m) => m === 'GOLDEN')).toEqual([]);
+  });
 });
 
 describe('bad model output: a bounded retry, then an error naming the row and field', () => {

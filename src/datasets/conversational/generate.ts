@@ -362,6 +362,7 @@ export async function generatePolicyTools(
         const p = pyFormat(assets.cohesion, { domain, policy, tools: serializeTools(tools) }, 'cohesion_judge');
         const replies = await Promise.all(Array.from({ length: s.cohesion_judge_count }, () => judgeModel([{ role: 'user', content: p }])));
         for (const r of replies) calls.push({ phase: 'cohesion_judge', attempt: n, messages: [{ role: 'user', content: p }], reply: r });
+        if (replies.includes(null)) throw new Rejected('generation_error', 'model response contains no assistant message content');
         const failures = replies.filter((r) => pyEq(parseJudgment(r), false)).length;
         attempt.cohesion_failure_fraction = failures / replies.length;
         if (failures / replies.length > s.cohesion_max_failure_fraction) throw new Rejected('cohesion_judge', `policy/tools failed ${failures}/${replies.length} cohesion judgments`);
@@ -373,7 +374,8 @@ export async function generatePolicyTools(
         const prompts = goldens.slice(0, s.golden_reference_count).map((g) => assets.golden + pair(g.policy, g.tools, 0) + pair(policy!, generated, 1));
         const targets: [string, 0 | 1][] = [...prompts.map((p) => [p, 1] as [string, 1]), ...prompts.map((p) => [p, 0] as [string, 0])];
         const replies = await Promise.all(targets.map(([p]) => judgeModel([{ role: 'user', content: p }])));
-        for (const r of replies) calls.push({ phase: 'golden_judge', attempt: n, messages: [{ role: 'user', content: targets[0]![0] }], reply: r });
+        replies.forEach((r, i) => calls.push({ phase: 'golden_judge', attempt: n, messages: [{ role: 'user', content: targets[i]![0] }], reply: r }));
+        if (replies.includes(null)) throw new Rejected('generation_error', 'model response contains no assistant message content');
         const losses = replies.filter((r, i) => pyEq(parseJudgment(r), targets[i]![1])).length;
         attempt.golden_failure_fraction = losses / replies.length;
         if (losses / replies.length > s.golden_max_failure_fraction) throw new Rejected('golden_judge', `generated policy/tools lost ${losses}/${replies.length} golden comparisons`);
