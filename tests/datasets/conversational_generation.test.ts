@@ -12,6 +12,8 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetGenerateConversational, datasetMaterializeConversational } from '../../src/cli/commands/dataset-conversational';
+import { FOLLOWUP_INSTRUCTION, lastTag, parseTools, pyJson, pyReprList, serializeTools, toolProblem } from '../../src/datasets/conversational/generate';
+import { formatDomainName } from '../../src/datasets/conversational/materialize';
 import { DomainRollout, PolicyToolInput, PolicyToolRollout, ScenarioInput, ScenarioRollout } from '../../src/datasets/conversational/schema';
 import { createConversationalToolUseSimulation, SimulationTask } from '../../src/environments/conversational_tool_use_simulation';
 import { assistantMessage } from '../../src/environments/example_single_tool_call';
@@ -323,4 +325,39 @@ describe('bad model output: a bounded retry, then an error naming the row and fi
     await expect(materialize('--stage', 'scenarios', '--input', file('broken.jsonl'), '--output', file('x.jsonl'))).rejects.toThrow(/broken\.jsonl:1: scenario 1 is missing fields: task_instructions/);
     await expect(materialize('--stage', 'domains', '--input', file('broken.jsonl'), '--output', file('x.jsonl'))).rejects.toThrow(/--profile must be general or proactive/);
   });
+});
+
+describe.skipIf(!nemoGymVenv)(interopTitle("the generators' text helpers against NeMo Gym's own"), () => {
+  it('renders domain names, the follow-up prompt, tool JSON and tags as NeMo Gym does', () => {
+    const names = ['Order & Returns (Online)/Support', "Kid's Toys", 'Say "hi" it\'s', 'Back\\slash', 'Café/Bäckerei'];
+    const tools = [TOOL, { name: 'café', doc: 'Ünïcode – dash', params: null, returns: { type: 'array', items: { type: 'number' } } }];
+    const text = 'x <policy> first </policy> y <policy>\n last \n</policy> <tools>\n' + tools.map((t) => JSON.stringify(t)).join('\n') + '\n</tools>';
+    const shim = file('shim');
+    mkdirSync(shim, { recursive: true });
+    writeFileSync(path.join(shim, 'json_repair.py'), 'from json import loads\n');
+    const script = `
+import json, sys
+from responses_api_agents.conversational_tool_use.policy_tool_generation import compat
+from responses_api_agents.conversational_tool_use.domain_generation.app import followup_prompt
+a = json.load(sys.stdin)
+print(json.dumps({
+  "names": [compat.format_domain_name(n) for n in a["names"]],
+  "followup": followup_prompt("PROMPT", a["names"]),
+  "serialized": compat.serialize_tools(a["tools"]),
+  "artifact": compat.tools_artifact(a["tools"]),
+  "policy": compat.parse_policy(a["text"]),
+  "tools": compat.parse_tools(a["text"]),
+  "valid": compat.validate_tools(a["tools"]),
+}))`;
+    const out = JSON.parse(
+      execFileSync(NEMO_GYM_VENV_PYTHON, ['-c', script], { cwd: os.tmpdir(), input: JSON.stringify({ names, tools, text }), env: { ...process.env, PYTHONPATH: shim } }).toString(),
+    );
+    expect(names.map(formatDomainName)).toEqual(out.names);
+    expect(`PROMPT\n\nPreviously brainstormed domains: ${pyReprList(names)}.\n${FOLLOWUP_INSTRUCTION}`).toBe(out.followup);
+    expect(serializeTools(tools)).toBe(out.serialized);
+    expect(tools.map((t) => pyJson(t) + '\n').join('')).toBe(out.artifact);
+    expect(lastTag(text, 'policy')).toBe(out.policy);
+    expect(parseTools(text)).toEqual(out.tools);
+    expect(toolProblem(tools) === null).toBe(out.valid);
+  }, 60_000);
 });

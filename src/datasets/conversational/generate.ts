@@ -108,7 +108,11 @@ const unfence = (text: string) => {
 export const FOLLOWUP_INSTRUCTION = 'Do not repeat these domains. Try looking for other domains or find specific sub-domains.';
 
 /** Python's repr of a list of strings, as NeMo Gym interpolates the known names. */
-const pyReprList = (names: string[]) => `[${names.map((n) => (n.includes("'") && !n.includes('"') ? `"${n}"` : `'${n.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`)).join(', ')}]`;
+export const pyReprList = (names: string[]) =>
+  `[${names
+    .map((n) => n.replaceAll('\\', '\\\\'))
+    .map((n) => (n.includes("'") && !n.includes('"') ? `"${n}"` : `'${n.replaceAll("'", "\\'")}'`))
+    .join(', ')}]`;
 
 export interface DomainSettings {
   followup_count: number;
@@ -239,10 +243,10 @@ export function parseJudgment(text: string | null): unknown {
 /** Python equality of a judgment with a label: True == 1, False == 0. */
 const pyEq = (v: unknown, n: 0 | 1 | false) => (n === false ? v === false || v === 0 : v === n || v === (n === 1));
 
-const serializeTools = (tools: unknown[]) => tools.map((t) => pyJson(t)).join('\n');
+export const serializeTools = (tools: unknown[]) => tools.map((t) => pyJson(t)).join('\n');
 /** json.dumps's default separators (", " and ": "), ASCII-escaped, for tools the prompts interpolate. */
-function pyJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export function pyJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`;
   return `{${Object.entries(v)
     .map(([k, x]) => `${pyJson(k)}: ${pyJson(x)}`)
