@@ -121,8 +121,8 @@ export async function datasetMaterializeConversational(argv: string[], _logger: 
 }
 
 /** Starts a loopback gateway serving the spec files' models; returns a chat model per spec. */
-async function modelsThroughGateway(specs: string[], runDir: string): Promise<{ gateway: Gateway; models: ChatModel[] }> {
-  const gateway = await startGateway({ host: '127.0.0.1', port: 0 });
+async function modelsThroughGateway(specs: string[], runDir: string, logger: Logger): Promise<{ gateway: Gateway; models: ChatModel[] }> {
+  const gateway = await startGateway({ host: '127.0.0.1', port: 0, logger: logger.child({ component: 'gateway' }) });
   try {
     const models = specs.map((file, i) => {
       const name = gateway.register(readModelSpecFile(file, i === 0 ? '--model-spec' : '--judge-model-spec', { envName: 'conversational_tool_use_simulation', runDir }));
@@ -135,7 +135,7 @@ async function modelsThroughGateway(specs: string[], runDir: string): Promise<{ 
   }
 }
 
-export async function datasetGenerateConversational(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
+export async function datasetGenerateConversational(argv: string[], logger: Logger, say: (line: string) => void): Promise<void> {
   const { values } = parseFlags(
     argv,
     {
@@ -169,7 +169,11 @@ export async function datasetGenerateConversational(argv: string[], _logger: Log
   const rows = await readRows(input);
   const assetsDir = values['assets-dir'] as string | undefined;
   const runDir = await mkdtemp(path.join(os.tmpdir(), 'gym-conversational-'));
-  const { gateway, models } = await modelsThroughGateway([spec, ...(values['judge-model-spec'] ? [values['judge-model-spec'] as string] : [])], runDir);
+  const started = await modelsThroughGateway([spec, ...(values['judge-model-spec'] ? [values['judge-model-spec'] as string] : [])], runDir, logger).catch(async (e: unknown) => {
+    await rm(runDir, { recursive: true, force: true });
+    throw e;
+  });
+  const { gateway, models } = started;
   const [model, judge = model] = models as [ChatModel, ChatModel?];
   try {
     const where = (line: number) => `${input}:${line}`;
