@@ -324,8 +324,16 @@ export async function generatePolicyTools(
     const calls: TraceCall[] = [];
     const attempt: Record<string, unknown> = { attempt: n, calls };
     attempts.push(attempt);
+    /** A model call; one that fails rejects the attempt (NeMo Gym's _call), so the pipeline runs again. */
+    const ask = async (m: ChatModel, phase: string, content: string) => {
+      try {
+        return await m([{ role: 'user', content }]);
+      } catch (e) {
+        throw new Rejected(phase, (e as Error).message);
+      }
+    };
     const call = async (m: ChatModel, phase: string, content: string) => {
-      const reply = await m([{ role: 'user', content }]);
+      const reply = await ask(m, phase, content);
       calls.push({ phase, attempt: n, messages: [{ role: 'user', content }], reply });
       if (reply === null) throw new Rejected(phase, 'model response contains no assistant message content');
       return reply;
@@ -364,7 +372,7 @@ export async function generatePolicyTools(
       if (problem) throw new Rejected('tool_validation', `tools failed Tau2-compatible permissive validation: ${problem}`);
       if (s.cohesion_judge_count) {
         const p = pyFormat(assets.cohesion, { domain, policy, tools: serializeTools(tools) }, 'cohesion_judge');
-        const replies = await Promise.all(Array.from({ length: s.cohesion_judge_count }, () => judgeModel([{ role: 'user', content: p }])));
+        const replies = await Promise.all(Array.from({ length: s.cohesion_judge_count }, () => ask(judgeModel, 'cohesion_judge', p)));
         for (const r of replies) calls.push({ phase: 'cohesion_judge', attempt: n, messages: [{ role: 'user', content: p }], reply: r });
         if (replies.includes(null)) throw new Rejected('generation_error', 'model response contains no assistant message content');
         const failures = replies.filter((r) => pyEq(parseJudgment(r), false)).length;
@@ -377,7 +385,7 @@ export async function generatePolicyTools(
         const generated = serializeTools(tools);
         const prompts = goldens.slice(0, s.golden_reference_count).map((g) => assets.golden + pair(g.policy, g.tools, 0) + pair(policy!, generated, 1));
         const targets: [string, 0 | 1][] = [...prompts.map((p) => [p, 1] as [string, 1]), ...prompts.map((p) => [p, 0] as [string, 0])];
-        const replies = await Promise.all(targets.map(([p]) => judgeModel([{ role: 'user', content: p }])));
+        const replies = await Promise.all(targets.map(([p]) => ask(judgeModel, 'golden_judge', p)));
         replies.forEach((r, i) => calls.push({ phase: 'golden_judge', attempt: n, messages: [{ role: 'user', content: targets[i]![0] }], reply: r }));
         if (replies.includes(null)) throw new Rejected('generation_error', 'model response contains no assistant message content');
         const losses = replies.filter((r, i) => pyEq(parseJudgment(r), targets[i]![1])).length;
