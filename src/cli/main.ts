@@ -39,6 +39,8 @@ const COMMANDS: Record<string, Handler> = {
   'config show': lazy(() => import('./commands/config-show'), 'configShow'),
   'dataset collate': lazy(() => import('./commands/dataset'), 'datasetCollate'),
   'dataset generate': lazy(() => import('./commands/dataset'), 'datasetGenerate'),
+  'dataset generate-conversational': lazy(() => import('./commands/dataset-conversational'), 'datasetGenerateConversational'),
+  'dataset materialize-conversational': lazy(() => import('./commands/dataset-conversational'), 'datasetMaterializeConversational'),
   'env list': lazy(() => import('./commands/env'), 'envList'),
   'env schema': lazy(() => import('./commands/dataset'), 'envSchema'),
   'env serve': lazy(() => import('./commands/env-serve'), 'envServe'),
@@ -76,6 +78,8 @@ const USAGE = `gym — durable LLM/agent environments for evaluation and RL roll
   gym config show [--config F] [k=v|+k=v|++k=v]   the resolved NeMo Gym-style configuration, secrets redacted
   gym dataset collate --config F --output-dir D [--mode M]   validate and merge the declared datasets (docs/configuration.md)
   gym dataset generate --env E --output F [--set K=V ...]   make task rows offline (ruler2's synthetic long-context tasks)
+  gym dataset generate-conversational --stage domains|policy-tools|scenarios --input F --output F --model-spec S   NeMo Gym's conversational tool-use generators
+  gym dataset materialize-conversational --stage domains|policy-tools|scenarios --input F --output F   the next stage's rows (last: task rows)
   gym env list               available environments
   gym env schema --env <name>   the JSON Schema of an environment's task rows
   gym env serve --env <name> [--host H] [--port P]   serve an environment as a NeMo Gym resources server
