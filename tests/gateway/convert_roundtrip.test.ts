@@ -30,6 +30,29 @@ function said(items: readonly ConversationItem[]) {
   });
 }
 
+/**
+ * Chat keeps one assistant turn as one message: its reasoning, then its text, then its tool calls. A turn whose
+ * model emitted a call before its reasoning (the simulated-customer rollouts do) comes back in that order, so
+ * each turn's lines are compared in Chat's order (stable: calls keep theirs).
+ */
+function inChatOrder(lines: string[]): string[] {
+  const rank = (l: string) => (l.startsWith('reasoning ') ? 0 : l.startsWith('assistant ') ? 1 : l.startsWith('call ') ? 2 : -1);
+  const out: string[] = [];
+  let turn: string[] = [];
+  const close = () => {
+    out.push(...turn.sort((a, b) => rank(a) - rank(b)));
+    turn = [];
+  };
+  for (const line of lines) {
+    if (rank(line) < 0) {
+      close();
+      out.push(line);
+    } else turn.push(line);
+  }
+  close();
+  return out;
+}
+
 describe('over the fixture rollouts', () => {
   it('has episodes with tool calls and reasoning to convert', () => {
     const all = episodes.flatMap((e) => e.row.response.output as ConversationItem[]);
@@ -47,7 +70,7 @@ describe('over the fixture rollouts', () => {
       expect(responsesToChatRequest(chatRequestToResponses(ChatCompletionRequest.parse(again)))).toEqual(again);
       expect(again.tools).toEqual(chat.tools);
       const withoutSystem = (lines: string[]) => lines.filter((l) => !l.startsWith('system ') && !l.startsWith('developer '));
-      expect(withoutSystem(said(back.input as ConversationItem[]))).toEqual(withoutSystem(said(items)));
+      expect(inChatOrder(withoutSystem(said(back.input as ConversationItem[])))).toEqual(inChatOrder(withoutSystem(said(items))));
       expect(back.tools?.map((t) => t.name)).toEqual(original.tools?.length ? original.tools.map((t) => t.name) : undefined);
     });
   }

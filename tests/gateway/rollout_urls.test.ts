@@ -156,11 +156,12 @@ describe('calls through a rollout-scoped URL', () => {
     const res = await fetch(`${baseUrl}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': g.gateway.token },
-      body: JSON.stringify({ ...anthropicRequest(), top_k: 5 }),
+      // A content block the gateway cannot carry to a backend.
+      body: JSON.stringify({ ...anthropicRequest(), messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }),
     });
     expect(res.status).toBe(400);
     // Anthropic's error shape on the Anthropic route.
-    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('top_k') } });
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('"document"') } });
     const [record] = await callRecords(runDir);
     expect(record).toMatchObject({ rollout_id: '2-0', attempt: 1, status: 400, error: { code: 'unsupported_parameter' }, route: '/v1/messages' });
     expect(record!.response).toBeUndefined();
