@@ -116,11 +116,15 @@ describe('gym eval retry-failures', () => {
     }, 'the retry to start');
     child.kill('SIGINT');
     // Ctrl-C ends a follower that runs no worker too (it used to wait for the result for ever); a
-    // signal just before its handler is installed ends it as well.
+    // signal just before its handler is installed ends it as well. Bounded, so a follower that ignores
+    // Ctrl-C fails here with what it printed instead of running out the test's time.
+    const ended = await Promise.race([exited, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 60_000).unref())]);
+    if (ended === 'still running') child.kill('SIGKILL');
+    expect(ended, `the follower after Ctrl-C; it printed:\n${printed}`).not.toBe('still running');
     expect([
       [130, null],
       [null, 'SIGINT'],
-    ]).toContainEqual(await exited);
+    ]).toContainEqual(ended);
     const resumed = await gym(['eval', 'resume', out], env);
     expect(resumed.code).toBe(0);
     const recorded = lines(path.join(out, 'rollouts.jsonl'));
