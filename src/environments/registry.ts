@@ -20,6 +20,7 @@ import { exampleToolCallMultireward } from './example_tool_call_multireward';
 import { financeAgentV2 } from './finance_agent_v2';
 import { financeSecSearch } from './finance_sec_search';
 import { imageTools } from './image_tools';
+import { createImageToolsAgent } from './image_tools_agent';
 import { guiCoordinate } from './gui_coordinate';
 import { instructionFollowing } from './instruction_following';
 import { litmusAgent } from './litmus_agent';
@@ -67,6 +68,8 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   financeAgentV2,
   financeSecSearch,
   imageTools,
+  // Wraps a base environment, looked up here when a row is read.
+  createImageToolsAgent((name) => getEnvironment(name)),
   exampleSingleToolCall,
   exampleMultiStep,
   exampleSessionStateMgmt,

@@ -170,9 +170,11 @@ export interface DumpsOptions {
   numbersAreFloats?: boolean;
   /** `indent=n`: one item per line, nested n spaces deeper, with "," and ": " separators. */
   indent?: number;
+  /** `ensure_ascii=False`: only control characters, quotes and backslashes are escaped. Default true. */
+  ensureAscii?: boolean;
 }
 
-/** `json.dumps(value, ensure_ascii=True, sort_keys=?)` with Python's default ", " and ": " separators. */
+/** `json.dumps(value, ensure_ascii=?, sort_keys=?)` with Python's default ", " and ": " separators. */
 export function jsonDumps(value: unknown, options: DumpsOptions = {}): string {
   return dumps(value, options, 0);
 }
@@ -185,10 +187,10 @@ function dumps(value: unknown, options: DumpsOptions, depth: number): string {
     if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : value < 0 ? '-Infinity' : 'NaN';
     return options.numbersAreFloats ? pyFloatRepr(value) : pyStr(value);
   }
-  if (typeof value === 'string') return jsonString(value);
+  if (typeof value === 'string') return jsonString(value, options.ensureAscii);
   const entries: [string, unknown][] | null = Array.isArray(value) ? null : value instanceof Map ? [...value] : Object.entries(value as object);
   if (entries && options.sortKeys) entries.sort(([a], [b]) => compareCodePoints(a, b));
-  const items = Array.isArray(value) ? value.map((v) => dumps(v, options, depth + 1)) : entries!.map(([k, v]) => `${jsonString(k)}: ${dumps(v, options, depth + 1)}`);
+  const items = Array.isArray(value) ? value.map((v) => dumps(v, options, depth + 1)) : entries!.map(([k, v]) => `${jsonString(k, options.ensureAscii)}: ${dumps(v, options, depth + 1)}`);
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   if (options.indent === undefined || !items.length) return `${open}${items.join(', ')}${close}`;
   const pad = (n: number) => '\n' + ' '.repeat(options.indent! * n);
@@ -197,14 +199,14 @@ function dumps(value: unknown, options: DumpsOptions, depth: number): string {
 
 const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
 
-function jsonString(text: string): string {
+function jsonString(text: string, ensureAscii = true): string {
   let out = '"';
   // UTF-16 units, because ensure_ascii writes astral characters as surrogate pairs too.
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     const code = text.charCodeAt(i);
     if (SHORT_ESCAPES[ch]) out += SHORT_ESCAPES[ch];
-    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else if (code < 0x20 || (ensureAscii && code > 0x7e)) out += `\\u${code.toString(16).padStart(4, '0')}`;
     else out += ch;
   }
   return `${out}"`;

@@ -18,6 +18,7 @@ import { exampleToolCallMultirewardOracle } from '../../../environments/example_
 import { financeAgentV2Oracle } from '../../../environments/finance_agent_v2/oracle';
 import { financeSecSearchOracle } from '../../../environments/finance_sec_search/oracle';
 import { imageToolsOracle } from '../../../environments/image_tools/oracle';
+import { imageToolsAgentOracle } from '../../../environments/image_tools_agent/oracle';
 import { guiCoordinateOracle } from '../../../environments/gui_coordinate/oracle';
 import { instructionFollowingOracle } from '../../../environments/instruction_following/oracle';
 import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
@@ -55,6 +56,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   finance_agent_v2: financeAgentV2Oracle,
   finance_sec_search: financeSecSearchOracle,
   image_tools: imageToolsOracle,
+  image_tools_agent: imageToolsAgentOracle((name) => (Object.hasOwn(ORACLES, name) ? ORACLES[name] : undefined)),
   gui_coordinate: guiCoordinateOracle,
   instruction_following: instructionFollowingOracle,
   litmus_agent: litmusAgentOracle,
