@@ -2,13 +2,13 @@
 // mock replaying a conversation turn by turn, the customer, the tools and the judge are a second mock model
 // (the run's judge model) replaying the replies NeMo Gym's own server was given for the same prompts in the
 // differential cases. The record must carry NeMo Gym's reward, labels and trajectory.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistantMessage } from '../../src/environments/example_single_tool_call';
 import { parseModelSpec } from '../../src/gateway/spec';
 import type { ConversationItem } from '../../src/schemas/responses';
-import { readJsonl } from '../environments/nemo_fixtures';
+import { readJsonl, writeJsonl } from '../environments/nemo_fixtures';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -21,7 +21,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const writeJsonl = (file: string, rows: readonly unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
 const cases = readJsonl<Row>(path.join(import.meta.dirname, '../environments/conversational_tool_use_simulation.cases.jsonl'));
 
 /**

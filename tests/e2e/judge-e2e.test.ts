@@ -1,7 +1,7 @@
 // Judge-graded environments end to end in a durable eval on a real Temporal server: the policy is the
 // mock replaying NeMo Gym's recorded episodes, the judge is a second mock model replaying the recorded
 // judge replies by prompt, both through the gateway. The rewards must equal the ones NeMo Gym recorded.
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bbqReferenceRollouts } from '../../scripts/conformance';
@@ -16,7 +16,7 @@ import { startFakeVLLM } from '../helpers/fake-vllm-server';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { inputKey, readRows, type Row } from '../../src/reverify';
 import { recordedJudgeExchanges, type JudgeExchange } from '../../src/reverify/judge';
-import { FIXTURES, readJsonl } from '../environments/nemo_fixtures';
+import { FIXTURES, readJsonl, writeJsonl } from '../environments/nemo_fixtures';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -27,8 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-const writeJsonl = (file: string, rows: readonly unknown[]) => writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
 
 /** Runs the tasks with the policy and the judge both replayed, and returns each record with the reward NeMo Gym recorded for its input. */
 async function judgedRun(envName: string, inputFile: string, rollouts: readonly Row[], exchanges: readonly JudgeExchange[]) {

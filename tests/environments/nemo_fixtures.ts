@@ -1,11 +1,16 @@
 // Test helpers for replaying NeMo Gym's recorded rollouts: JSONL loading, the rollout → task join, and a
 // judge that answers with the recorded judge replies while keeping what it was asked.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ResponseCreateParams, ResponseObject } from '../../src/schemas/responses';
 import type { JudgeCall } from '../../src/environments/types';
 
 export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/nemo-gym');
+
+/** Rows as a JSONL file, one JSON object a line. */
+export function writeJsonl(file: string, rows: readonly unknown[]): void {
+  writeFileSync(file, rows.map((r) => JSON.stringify(r) + '\n').join(''));
+}
 
 export function readJsonl<T = Record<string, unknown>>(file: string): T[] {
   return readFileSync(file, 'utf8')

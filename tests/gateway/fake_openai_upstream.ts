@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seededRng } from '../../src/util/rng';
+import { streamHold } from '../helpers/stream-hold';
 
 export interface RecordedRequest {
   method: string;
@@ -248,12 +249,9 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
       answerText = fn;
     },
     holdStreams() {
-      let first!: () => void;
-      let release!: () => void;
-      const firstPieceSent = new Promise<void>((resolve) => (first = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      hold = { first, released };
-      return { firstPieceSent, release };
+      const held = streamHold();
+      hold = held.gate;
+      return { firstPieceSent: held.firstPieceSent, release: held.release };
     },
     callTool(call) {
       tool = call;

@@ -6,6 +6,7 @@
 // message_delta with the stop reason and usage, message_stop.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { streamHold } from './stream-hold';
 
 export interface FakeAnthropic {
   /** Base URL without /v1, as Anthropic's clients take it. */
@@ -106,16 +107,13 @@ export async function startFakeAnthropic(key: string): Promise<FakeAnthropic> {
     requests,
     script: (...replies) => void queue.push(...replies),
     holdStreams() {
-      let first!: () => void;
-      let release!: () => void;
-      const firstPieceSent = new Promise<void>((resolve) => (first = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      hold = { first, released };
+      const held = streamHold();
+      hold = held.gate;
       return {
-        firstPieceSent,
+        firstPieceSent: held.firstPieceSent,
         release: () => {
           hold = undefined;
-          release();
+          held.release();
         },
       };
     },
