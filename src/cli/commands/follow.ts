@@ -50,6 +50,9 @@ export async function followRun(
   },
 ): Promise<RunResult | undefined> {
   const { session, say } = opts;
+  // Read before Ctrl-C is listened for, so that no await lies between the check for an early signal
+  // and the wait for the result.
+  const { rolloutQueue, store } = (await readManifest(opts.runDir))?.config ?? {};
   const reporter = createProgressReporter();
   const abort = new AbortController();
   const link = new ServerLink({
@@ -60,6 +63,9 @@ export async function followRun(
     signal: abort.signal,
     beforeSay: () => reporter.finish(),
   });
+  // Without a worker in this process nothing else ends the wait for the result when Ctrl-C comes.
+  // Made before the first await: a listener added after the abort would never hear it.
+  const byUser = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
   let worker: GymWorker | undefined;
   let interrupted = false;
   const onSignal = () => {
@@ -73,8 +79,10 @@ export async function followRun(
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   if (opts.withWorker) worker = await startWorker(session, opts.logger, opts.taskQueue);
+  // A worker that never ran cannot be shut down (Temporal refuses); the command's exit ends it.
   if (interrupted) {
-    worker?.worker.shutdown();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     return undefined;
   }
   let handle = opts.handle;
@@ -92,7 +100,6 @@ export async function followRun(
     }
   })();
   let stopped = false;
-  const { rolloutQueue, store } = (await readManifest(opts.runDir))?.config ?? {};
   const poll = (async () => {
     // A worker that has just started may not have polled yet: the rollout queue is looked at after a few seconds, once.
     const lookAt = Date.now() + ROLLOUT_QUEUE_GRACE_MS;
@@ -111,8 +118,6 @@ export async function followRun(
       await sleep(1000);
     }
   })();
-  // Without a worker in this process nothing else ends the wait for the result when Ctrl-C comes.
-  const byUser = new Promise<undefined>((resolve) => abort.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
   try {
     const out = worker ? ((await worker.run(result)) as RunResult) : await Promise.race([result, byUser]);
     if (!out) {
@@ -135,11 +140,16 @@ export async function followRun(
     return out;
   } catch (e) {
     // After Ctrl-C the worker stops before the run ends; that is the point, not an error.
-    if (interrupted) return undefined;
+    if (interrupted) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      return undefined;
+    }
     throw runFailureError(e, opts.runDir) ?? e;
   } finally {
     stopped = true;
-    await poll;
+    // After Ctrl-C a progress query may wait its full 5 s on a run nobody works on; it is not waited for.
+    if (!interrupted) await poll;
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
