@@ -37,10 +37,16 @@ export interface FaultPlan {
   stall?: number;
 }
 
+const LINGER_MS = 20;
+
 export interface FakeOpenAIUpstream {
   /** Base URL with /v1, as an OpenAI client wants it. */
   url: string;
   requests: RecordedRequest[];
+  /** From now on, a streamed body stays open this long after its last event (default LINGER_MS). */
+  lingerAfterLastEvent(ms: number): void;
+  /** TCP connections accepted so far: a client that keeps its connections alive opens few. */
+  connections(): number;
   /** From now on, answers every request with this status and an OpenAI error body. */
   failWith(status: number, message: string): void;
   /** From now on, answers every request with exactly this status and JSON body. */
@@ -170,6 +176,8 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
         await gate.released;
       }
     }
+    // The body ends a moment after its last event, as a model server's may: a client must read on to the end.
+    await new Promise((r) => setTimeout(r, linger).unref());
     res.end();
   }
 
@@ -228,6 +236,9 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
       res.end(JSON.stringify({ error: { message: `fake upstream failed: ${String(e)}`, type: 'server_error', param: null, code: null } }));
     });
   });
+  let connections = 0;
+  let linger = LINGER_MS;
+  server.on('connection', () => void connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -256,7 +267,12 @@ export async function startFakeOpenAIUpstream(): Promise<FakeOpenAIUpstream> {
     callTool(call) {
       tool = call;
     },
+    connections: () => connections,
+    lingerAfterLastEvent(ms) {
+      linger = ms;
+    },
     recover() {
+      linger = LINGER_MS;
       hold = undefined;
       tool = undefined;
       fixed = undefined;

@@ -115,6 +115,35 @@ describe('pass-through streaming', () => {
     expect((record!.response as any).choices[0].message).toMatchObject({ content: TEXT, tool_calls: [{ id: 'call_fake0001', function: TOOL }] });
   });
 
+  it('streamed calls one after another keep to one upstream connection: the body is read to its end after [DONE]', async () => {
+    const { client } = await scopedClient('pass-keepalive', chatModel);
+    const before = fake.connections();
+    for (let i = 0; i < 4; i++) {
+      const stream = await client.chat.completions.create({ model: chatModel, messages: [{ role: 'user', content: `Hello ${i}` }], stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toBe(TEXT);
+    }
+    // The first call may open the connection; the later three reuse it.
+    expect(fake.connections() - before).toBeLessThanOrEqual(1);
+  });
+
+  it('an upstream that holds its body open after [DONE] is cut off a second later, and the call keeps its whole answer', async () => {
+    fake.lingerAfterLastEvent(120_000);
+    const { runDir, client } = await scopedClient('pass-linger', chatModel);
+    const stream = await client.chat.completions.create({ model: chatModel, messages: [{ role: 'user', content: 'Hello' }], stream: true });
+    let text = '';
+    await bounded(
+      (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })(),
+      'the end of the answer',
+    );
+    expect(text).toBe(TEXT);
+    const [record] = await callRecords(runDir);
+    expect(record).toMatchObject({ status: 200, stream: true });
+  });
+
   it('Responses from a Responses upstream: text deltas arrive while it generates, and response.completed carries the whole answer', async () => {
     const hold = fake.holdStreams();
     const { runDir, client } = await scopedClient('pass-responses', responsesModel);

@@ -29,6 +29,8 @@ const WAITED_FOR: Record<Bound, string> = {
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
 
 const MAX_BACKOFF_MS = 2_000;
+/** How long a stream's body may stay open after its [DONE] before it is cut off (the answer is whole by then). */
+const DRAIN_AFTER_DONE_MS = 1_000;
 
 function causeCode(e: unknown): string | undefined {
   for (let cause = e, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
@@ -202,29 +204,45 @@ export function createUpstream(settings: UpstreamSettings): Upstream {
         // A character split across two network chunks must not turn into two replacement characters.
         const decoder = new StringDecoder('utf8');
         const whole = !String(reply.headers['content-type'] ?? '').includes('text/event-stream');
-        for await (const chunk of reply.body) {
-          if (signal.aborted) throw signal.reason;
-          buffer += decoder.write(chunk as Buffer);
-          // An upstream that ignored `stream: true` sends its whole answer as JSON: it is the one item.
-          if (whole) continue;
-          let end: number;
-          while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
-            const event = buffer.slice(0, end);
-            buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
-            const data = event
-              .split(/\r?\n/)
-              .filter((line) => line.startsWith('data:'))
-              .map((line) => line.slice(5).trimStart())
-              .join('\n');
-            if (!data) continue;
-            if (data === '[DONE]') return;
-            try {
-              queue.push(JSON.parse(data));
-            } catch {
-              throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${label} streamed an event that is not JSON: ${redact(data.slice(0, 200))}`);
+        let done = false;
+        let drain: NodeJS.Timeout | undefined;
+        try {
+          for await (const chunk of reply.body) {
+            if (signal.aborted) throw signal.reason;
+            // After [DONE] the body is read to its end, not broken off: breaking it off throws away the
+            // keep-alive connection (the next call pays a new one) and makes an AbortError, stack and all.
+            if (done) continue;
+            buffer += decoder.write(chunk as Buffer);
+            // An upstream that ignored `stream: true` sends its whole answer as JSON: it is the one item.
+            if (whole) continue;
+            let end: number;
+            while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
+              const event = buffer.slice(0, end);
+              buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
+              const data = event
+                .split(/\r?\n/)
+                .filter((line) => line.startsWith('data:'))
+                .map((line) => line.slice(5).trimStart())
+                .join('\n');
+              if (!data) continue;
+              if (data === '[DONE]') {
+                done = true;
+                drain = setTimeout(() => reply.body.destroy(), DRAIN_AFTER_DONE_MS);
+                break;
+              }
+              try {
+                queue.push(JSON.parse(data));
+              } catch {
+                throw new GatewayError(502, 'upstream_error', 'invalid_upstream_response', `${label} streamed an event that is not JSON: ${redact(data.slice(0, 200))}`);
+              }
+              wake?.();
             }
-            wake?.();
           }
+        } catch (e) {
+          // An upstream that said [DONE] and then held its body open is cut off: the answer is whole.
+          if (!done) throw e;
+        } finally {
+          clearTimeout(drain);
         }
         if (whole) {
           try {
