@@ -96,8 +96,11 @@ interface Registered {
 }
 
 /** Where an answer goes as server-sent events; only HTTP callers can take one. */
+/** How long a stream's headers and opening events wait for the answer's first piece to leave with it. */
+const OPENING_HOLD_MS = 50;
+
 interface EventSink {
-  /** Sends the events in one write: a synthesized stream's deltas are all ready at once. */
+  /** Queues the events; what is queued in one turn of the event loop leaves in one write. */
   write(events: readonly SseEvent[]): void;
   end(): void;
 }
@@ -450,10 +453,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
           body = reply.body;
           closing = signal.aborted ? [] : answer.stream.failure(reply.status, reply.body.error);
         }
-        // The last event waits for the log line, so a caller that saw the answer end knows it is recorded.
-        sink.write(closing.slice(0, -1));
+        // The closing events wait for the log line, so a caller that saw the answer end knows it is recorded.
         const unrecorded = await record();
-        sink.write(unrecorded ? answer.stream.failure(unrecorded.status, unrecorded.body.error) : closing.slice(-1));
+        sink.write([...closing.slice(0, -1), ...(unrecorded ? answer.stream.failure(unrecorded.status, unrecorded.body.error) : closing.slice(-1))]);
         sink.end();
       }
     } catch (e) {
@@ -470,12 +472,45 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     return { status, body, callId, backend: backendKind, streamed, retryAfterMs, ...(routing ? { routing } : {}) };
   }
 
+  /**
+   * A stream's events, written as few times as they can be: each socket write is a system call that on
+   * loopback also runs the receiver's side of TCP, and a streamed answer used to take eight of them.
+   * The headers and opening events wait up to OPENING_HOLD_MS for the answer's first piece to go with it;
+   * pieces that come in one turn of the event loop go together; the end goes with the last events.
+   */
   function eventSink(res: ServerResponse, headers: Record<string, string>): EventSink {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
-    res.flushHeaders();
+    let pending = '';
+    let opening: NodeJS.Timeout | undefined;
+    let soon = false;
+    const gone = () => res.destroyed || res.writableEnded;
+    const flush = () => {
+      clearTimeout(opening);
+      soon = false;
+      if (pending && !gone()) res.write(pending);
+      pending = '';
+    };
+    let first = true;
     return {
-      write: (events) => void (res.destroyed || events.length === 0 || res.write(events.map(sseText).join(''))),
-      end: () => void (res.destroyed || res.end()),
+      write: (events) => {
+        if (gone() || events.length === 0) return;
+        pending += events.map(sseText).join('');
+        if (first) {
+          first = false;
+          opening = setTimeout(flush, OPENING_HOLD_MS);
+        } else if (!soon) {
+          soon = true;
+          clearTimeout(opening);
+          setImmediate(flush);
+        }
+      },
+      end: () => {
+        clearTimeout(opening);
+        if (gone()) return;
+        const text = pending;
+        pending = '';
+        res.end(text);
+      },
     };
   }
 
