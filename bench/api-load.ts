@@ -4,7 +4,6 @@
 // one run must start), then status polls at a fixed rate (open loop) over those runs; p50/p99 of each.
 //   node --import tsx bench/api-load.ts --submissions 100 --poll-rate 1000 --poll-seconds 10
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { tempDir } from '../tests/helpers/run';
 import { startTestServer } from '../tests/helpers/temporal-server';
 import { printResults, type CaseResult } from './lib/cases';
 import { parseFlags, runMain } from './lib/flags';
+import { cpuMs } from './lib/processes';
 
 const USAGE = 'usage: node --import tsx bench/api-load.ts [flags]';
 const INPUT = path.resolve(import.meta.dirname, '../src/environments/mcqa/data/example.jsonl');
@@ -25,13 +25,6 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
-
-/** CPU time a process has used (user + system), from /proc: what the API spends, whatever the other processes do. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime, the 14th and 15th fields, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 function latencyCase(name: string, params: Record<string, unknown>, latencies: number[], seconds: number, extra: Record<string, number>, load: { before: number; after: number }): CaseResult {
   const sorted = [...latencies].sort((a, b) => a - b);

@@ -1,7 +1,7 @@
 // The model gateway's overhead: the same chat completion sent straight to an upstream model and through
 // `gym gateway serve` (openai backend), plain, rollout-scoped (each call logged into a run folder) and streamed;
 // and through a gateway in this process (`gateway.call`, the path Gymflow's own agent loop takes in a worker).
-//   node --import tsx bench/gateway-overhead.ts [--requests 2000] [--concurrency 32] [--repeats 3] [--upstream-latency-ms 0]
+//   node --import tsx bench/gateway-overhead.ts [--requests 2000] [--concurrency 32] [--repeats 3] [--upstream-latency-ms 0] [--only <regex>] [--profile-gateway <dir>]
 // The upstream is bench/mock-openai-server.ts (zero latency unless asked) and the served gateway a real `gym`
 // process, each a child process; this one sends. Latency is one request at a time (p50/p99); throughput is
 // --concurrency at once.
@@ -16,6 +16,7 @@ import { Agent, request } from 'undici';
 import { startGateway, type Gateway } from '../src/gateway/server';
 import { measure, printResults, type CaseResult } from './lib/cases';
 import { parseFlags, runMain } from './lib/flags';
+import { cpuMs } from './lib/processes';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const KEY_ENV = 'GYMFLOW_BENCH_UPSTREAM_KEY';
@@ -103,13 +104,16 @@ runMain(async () => {
     concurrency: { kind: 'int', default: 32, help: 'requests in flight in the throughput measurement', min: 1 },
     repeats: { kind: 'int', default: 3, help: 'repeats of each case', min: 1 },
     'upstream-latency-ms': { kind: 'number', default: 0, help: "the upstream's delay before each answer (a model's generation time)", min: 0 },
+    'profile-gateway': { kind: 'string', default: '', help: "write the served gateway's CPU profile (node --cpu-prof) into this folder" },
+    only: { kind: 'string', default: '', help: 'run only the cases whose name matches this regular expression (the direct ones always run)' },
   });
   const runDir = await mkdtemp(path.join(os.tmpdir(), 'gymflow-bench-gateway-'));
   const upstream = await child(['--import', 'tsx', 'bench/mock-openai-server.ts', '--port', '0', '--latency-ms', String(flags['upstream-latency-ms'])], /"url"/);
   const upstreamUrl = (JSON.parse(upstream.output) as { url: string }).url;
   const config = path.join(runDir, 'gateway.yaml');
   await writeFile(config, `models:\n  - backend: openai\n    model: mock-model\n    base_url: ${upstreamUrl}\n    api_key_env: ${KEY_ENV}\n`);
-  const gateway = await child(['bin/gym.mjs', 'gateway', 'serve', '--config', config], /model openai-/, { GYMFLOW_GATEWAY_TOKEN: TOKEN, [KEY_ENV]: 'sk-bench' });
+  const profile = flags['profile-gateway'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(flags['profile-gateway'])] : [];
+  const gateway = await child([...profile, 'bin/gym.mjs', 'gateway', 'serve', '--config', config], /model openai-/, { GYMFLOW_GATEWAY_TOKEN: TOKEN, [KEY_ENV]: 'sk-bench' });
   process.env[KEY_ENV] = 'sk-bench';
   const local = await startGateway({ logger: pino({ level: 'warn' }) });
   try {
@@ -126,36 +130,46 @@ runMain(async () => {
 
     const targets: Record<string, Target> = {
       direct: { url: upstreamUrl, model: 'mock-model', key: 'sk-bench', stream: false },
+      // A streamed call's baseline is the same streamed call sent straight to the model.
+      'direct, streamed': { url: upstreamUrl, model: 'mock-model', key: 'sk-bench', stream: true },
       gateway: { url: `${origin}/v1`, model: gatewayModel, key: TOKEN, stream: false },
       'gateway, rollout-scoped (logged)': { url: scoped, model: gatewayModel, key: TOKEN, stream: false },
       'gateway, rollout-scoped, streamed': { url: scoped, model: gatewayModel, key: TOKEN, stream: true },
       'gateway in-process (gateway.call)': { url: '', model: localModel, key: '', stream: false, inProcess: local },
     };
     const cases: CaseResult[] = [];
+    const only = flags.only ? new RegExp(flags.only) : undefined;
     for (const [name, target] of Object.entries(targets)) {
+      if (only && !name.startsWith('direct') && !only.test(name)) continue;
       await latencies(target, 200); // warm-up: connections, JIT
       cases.push(
         await measure(
           name,
           async () => {
+            const cpu0 = cpuMs(gateway.proc.pid!);
             const ms = await latencies(target, flags.requests);
             const rps = await throughput(target, flags.requests, flags.concurrency);
-            return { units: flags.requests, p50_ms: percentile(ms, 50), p99_ms: percentile(ms, 99), requests_per_second: rps };
+            // What the served gateway spent per request of this case (nothing for the cases that bypass it).
+            const gatewayCpu = (cpuMs(gateway.proc.pid!) - cpu0) / (2 * flags.requests);
+            return { units: flags.requests, p50_ms: percentile(ms, 50), p99_ms: percentile(ms, 99), requests_per_second: rps, gateway_cpu_ms_each: Math.round(gatewayCpu * 1000) / 1000 };
           },
           { unit: 'requests', params: { requests: flags.requests, concurrency: flags.concurrency, stream: target.stream, upstream_latency_ms: flags['upstream-latency-ms'] }, repeats: flags.repeats },
         ),
       );
     }
-    const direct = cases[0]!.median;
+    const baseline = (c: CaseResult) => cases.find((d) => d.case === (c.case.endsWith('streamed') ? 'direct, streamed' : 'direct'))!.median;
     const overhead = Object.fromEntries(
-      cases.slice(1).map((c) => [
-        c.case,
-        {
-          added_p50_ms: Math.round((c.median.p50_ms! - direct.p50_ms!) * 1000) / 1000,
-          added_p99_ms: Math.round((c.median.p99_ms! - direct.p99_ms!) * 1000) / 1000,
-          throughput_vs_direct: Math.round((c.median.requests_per_second! / direct.requests_per_second!) * 1000) / 1000,
-        },
-      ]),
+      cases
+        .filter((c) => !c.case.startsWith('direct'))
+        .map((c) => [c, baseline(c)] as const)
+        .map(([c, direct]) => [
+          c.case,
+          {
+            added_p50_ms: Math.round((c.median.p50_ms! - direct.p50_ms!) * 1000) / 1000,
+            added_p99_ms: Math.round((c.median.p99_ms! - direct.p99_ms!) * 1000) / 1000,
+            throughput_vs_direct: Math.round((c.median.requests_per_second! / direct.requests_per_second!) * 1000) / 1000,
+          },
+        ]),
     );
     printResults('gateway-overhead', cases, { overhead });
   } finally {

@@ -1,5 +1,6 @@
 // A zero-latency OpenAI-compatible model for benchmarks: real HTTP on loopback, answering /v1/responses
 // and /v1/chat/completions with a fixed mcqa letter, optionally after a fixed delay, so every peer pays the same model hop.
+// A chat call with `stream: true` is answered as an event stream.
 //   node --import tsx bench/mock-openai-server.ts [--port 0] [--latency-ms 0] [--letter B]
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,6 +106,27 @@ function chatBody(body: any, answer: string, prompt: string) {
   };
 }
 
+/** A chat completion as the event stream a streamed call gets: role, the answer, the finish, the usage, [DONE]. */
+function chatEvents(whole: ReturnType<typeof chatBody>): string {
+  const chunk = (choices: unknown[], extra: object = {}) => ({ id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: whole.model, choices, ...extra });
+  const message = whole.choices[0]!.message;
+  return (
+    [
+      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }]),
+      chunk([{ index: 0, delta: { content: message.content }, finish_reason: null, logprobs: null }]),
+      chunk([{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }]),
+      chunk([], { usage: whole.usage }),
+    ]
+      .map((c) => `data: ${JSON.stringify(c)}\n\n`)
+      .join('') + 'data: [DONE]\n\n'
+  );
+}
+
+function sendEvents(res: ServerResponse, text: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.end(text);
+}
+
 function send(res: ServerResponse, status: number, payload: unknown): void {
   const text = JSON.stringify(payload);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -134,9 +156,13 @@ export async function startMockOpenAI(opts: MockOpenAIOptions = {}): Promise<Moc
         const prompt = lastUserText(isChat ? body.messages : body.input);
         const answer = `The answer is \\boxed{${chooseLetter(prompt, letter)}}`;
         const payload = isChat ? chatBody(body, answer, prompt) : responseBody(body, answer, prompt);
+        // A streamed chat call gets its events (as a model server sends them, in one write: the bench
+        // measures the hop, not generation); a streamed Responses call still gets the answer whole.
+        const streamed = isChat && body.stream === true;
         const reply = () => {
           answered++;
-          send(res, 200, payload);
+          if (streamed) sendEvents(res, chatEvents(payload as ReturnType<typeof chatBody>));
+          else send(res, 200, payload);
         };
         if (latencyMs > 0) setTimeout(reply, latencyMs);
         else reply();

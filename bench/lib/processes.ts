@@ -38,6 +38,13 @@ function readStat(pid: number): Stat | undefined {
   }
 }
 
+/** CPU milliseconds (user + system) one process has used so far: what it spent, whatever the others do. */
+export function cpuMs(pid: number): number {
+  const stat = readStat(pid);
+  if (!stat) throw new Error(`process ${pid} is gone`);
+  return stat.cpu * 1000;
+}
+
 function readCmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
