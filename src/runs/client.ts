@@ -257,9 +257,9 @@ export async function resolveRun(ref: string): Promise<{ workflowId: string; man
 export const PROGRESS_QUERY_MS = 5_000;
 
 /** Live progress: the run's own state plus the counts of each shard still running; undefined when no worker answers in time. */
-export async function queryProgress(handle: WorkflowHandle, timeoutMs = PROGRESS_QUERY_MS): Promise<RunProgress | undefined> {
+export async function queryProgress(handle: WorkflowHandle, timeoutMs = PROGRESS_QUERY_MS, signal?: AbortSignal): Promise<RunProgress | undefined> {
   const deadline = Date.now() + timeoutMs;
-  const within = <T>(fn: () => Promise<T>) => handle.client.withDeadline(deadline, fn);
+  const within = <T>(fn: () => Promise<T>) => handle.client.withDeadline(deadline, signal ? () => handle.client.withAbortSignal(signal, fn) : fn);
   let state;
   try {
     state = await within(() => handle.query(runStateQuery));

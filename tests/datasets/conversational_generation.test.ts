@@ -3,12 +3,13 @@
 // chat-completions upstream; the artifacts validate, the materialized task rows are accepted by the
 // environment and play through reset/step/verify, NeMo Gym's own materializers (run in its venv) make the same
 // rows from the same artifacts, and model output that stays bad is refused naming the row and field.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { datasetGenerateConversational, datasetMaterializeConversational } from '../../src/cli/commands/dataset-conversational';
@@ -20,6 +21,8 @@ import { assistantMessage } from '../../src/environments/example_single_tool_cal
 import { NEMO_GYM_VENV_PYTHON } from '../../src/environments/remote/launch';
 import type { JudgeCall } from '../../src/environments/types';
 import { interopTitle, nemoGymVenv } from '../interop/nemo-gym-venv';
+
+const execFileAsync = promisify(execFile);
 
 const KEY_ENV = 'GYMFLOW_TEST_CONVERSATIONAL_KEY';
 const DOMAIN_PROMPT = 'List customer-service domains as a JSON list of {"name": ..., "applications": [...]}.';
@@ -239,25 +242,28 @@ describe('gym dataset generate-conversational, stage by stage', () => {
 
   it.skipIf(!nemoGymVenv)(
     interopTitle("NeMo Gym's own materializers make the same rows from the same artifacts"),
-    () => {
+    async () => {
       // The venv lacks json_repair, which policy_tool_generation/compat.py imports but its materializer never calls.
       const shim = file('shim');
       mkdirSync(shim, { recursive: true });
       writeFileSync(path.join(shim, 'json_repair.py'), 'from json import loads\n');
+      // The three materializers read only this test's files: they run side by side (each spends most
+      // of its time importing NeMo Gym, which on a loaded machine takes a minute).
       const python = (module: string, ...args: string[]) =>
-        execFileSync(NEMO_GYM_VENV_PYTHON, ['-m', `responses_api_agents.conversational_tool_use.${module}.materialize`, ...args], {
+        execFileAsync(NEMO_GYM_VENV_PYTHON, ['-m', `responses_api_agents.conversational_tool_use.${module}.materialize`, ...args], {
           cwd: os.tmpdir(),
-          stdio: 'pipe',
           env: { ...process.env, PYTHONPATH: shim },
         });
-      python('domain_generation', '--input-file', file('domain_rollouts.jsonl'), '--output-file', file('nemo_policy_tool_inputs.jsonl'), '--profile', 'general');
-      python('policy_tool_generation', '--input-path', file('policy_tool_rollouts.jsonl'), '--output-path', file('nemo_scenario_inputs.jsonl'));
-      python('scenario_generation', '--input', file('scenario_rollouts.jsonl'), '--output', file('nemo_tasks.jsonl'));
+      await Promise.all([
+        python('domain_generation', '--input-file', file('domain_rollouts.jsonl'), '--output-file', file('nemo_policy_tool_inputs.jsonl'), '--profile', 'general'),
+        python('policy_tool_generation', '--input-path', file('policy_tool_rollouts.jsonl'), '--output-path', file('nemo_scenario_inputs.jsonl')),
+        python('scenario_generation', '--input', file('scenario_rollouts.jsonl'), '--output', file('nemo_tasks.jsonl')),
+      ]);
       expect(rows('policy_tool_inputs.jsonl')).toEqual(rows('nemo_policy_tool_inputs.jsonl'));
       expect(rows('scenario_inputs.jsonl')).toEqual(rows('nemo_scenario_inputs.jsonl'));
       expect(rows('tasks.jsonl')).toEqual(rows('nemo_tasks.jsonl'));
     },
-    120_000,
+    300_000,
   );
 });
 

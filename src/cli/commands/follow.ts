@@ -91,7 +91,9 @@ export async function followRun(
   const result = (async (): Promise<RunResult> => {
     for (;;) {
       try {
-        return (await handle.result()) as RunResult;
+        // Ctrl-C cancels the long poll (as it does the progress queries): left running, its retries
+        // would outlive the connection they use.
+        return (await session.client.withAbortSignal(abort.signal, () => handle.result())) as RunResult;
       } catch (e) {
         if (!isConnectionLoss(e)) throw e;
       }
@@ -113,9 +115,9 @@ export async function followRun(
           say(unpolledRolloutQueueHint(rolloutQueue!));
         }
       }
-      const p = link.lost ? undefined : await queryProgress(handle);
+      const p = link.lost ? undefined : await queryProgress(handle, undefined, abort.signal);
       if (p && !stopped && !link.lost) reporter.update(p);
-      await sleep(1000);
+      await sleep(1000, undefined, { signal: abort.signal }).catch(() => undefined);
     }
   })();
   try {
@@ -148,8 +150,7 @@ export async function followRun(
     throw runFailureError(e, opts.runDir) ?? e;
   } finally {
     stopped = true;
-    // After Ctrl-C a progress query may wait its full 5 s on a run nobody works on; it is not waited for.
-    if (!interrupted) await poll;
+    await poll;
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
