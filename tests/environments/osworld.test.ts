@@ -108,7 +108,8 @@ describe('osworld episodes against a FAKE OSWorld desktop server', () => {
 
   it("prompts as the osworld agent: its system prompt, then the task and the desktop's screenshot and tree", async () => {
     const { task, start } = await play(chromeRow, ['```DONE```']);
-    expect(task.responses_create_params.input).toEqual([{ type: 'message', role: 'system', content: systemPrompt('password') }]);
+    expect(task.responses_create_params.instructions).toBe(systemPrompt('password'));
+    expect(task.responses_create_params.input).toEqual(chromeRow.responses_create_params.input);
     expect(systemPrompt('pw')).toContain("My computer's password is 'pw'");
     const [observation] = start.items as Row[];
     expect(observation!.role).toBe('user');
@@ -145,7 +146,7 @@ describe('osworld episodes against a FAKE OSWorld desktop server', () => {
     expect(result).toMatchObject({ reward: 0, osworld_score: 0, mask_sample: false, failure_reason: 'task_not_done', osworld_termination_reason: 'agent_done' });
   }, 30_000);
 
-  it('FAIL on a feasible task scores 0 without asking the desktop; on an infeasible one it scores 1', async () => {
+  it('FAIL on a feasible task scores 0 without the getter reading the desktop; on an infeasible one it scores 1', async () => {
     const feasible = await play(chromeRow, ['```FAIL```']);
     expect(feasible.result).toMatchObject({ reward: 0, failure_reason: 'declared_infeasible', osworld_termination_reason: 'agent_fail' });
     expect(fake.received.some((r) => r.path === '/file')).toBe(false);

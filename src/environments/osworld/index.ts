@@ -97,10 +97,11 @@ export function createOSWorld(options: Partial<Settings> = {}) {
   const desktop = new Desktop({ url: settings.desktop_url, timeoutMs: settings.step_timeout * 1000 });
   const setupContext: SetupContext = { clientPassword: settings.client_password, screenWidth: settings.screen_width, screenHeight: settings.screen_height };
 
-  // The prompt is the osworld agent's, built from the OSWorld task; the row's own input is not sent.
+  // The osworld agent's system prompt goes in as the request's instructions (a system message for Chat backends);
+  // the row's own input (the instruction) stays, so the first observation follows it.
   const taskSchema = Row.transform((row) => ({
     ...row,
-    responses_create_params: { ...row.responses_create_params, input: [{ type: 'message' as const, role: 'system' as const, content: systemPrompt(settings.client_password) }] },
+    responses_create_params: { ...row.responses_create_params, instructions: row.responses_create_params.instructions ?? systemPrompt(settings.client_password) },
   }));
   type Task = z.output<typeof taskSchema>;
 
