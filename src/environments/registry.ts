@@ -22,6 +22,7 @@ import { financeSecSearch } from './finance_sec_search';
 import { imageTools } from './image_tools';
 import { createImageToolsAgent } from './image_tools_agent';
 import { guiCoordinate } from './gui_coordinate';
+import { osworld } from './osworld';
 import { instructionFollowing } from './instruction_following';
 import { litmusAgent } from './litmus_agent';
 import { longMemEval } from './longmemeval';
@@ -56,6 +57,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   spartqa,
   stringMatch,
   guiCoordinate,
+  osworld,
   codeGen,
   conversationalToolUseSimulation,
   workplaceAssistant,

@@ -53,6 +53,8 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   needsDownload?: readonly string[];
   /** True when part of an episode (running the model's code or a shell) happens in a bubblewrap jail: the worker needs `bwrap`. */
   needsJail?: boolean;
+  /** True when an episode drives a desktop VM over its server's HTTP API (OSWorld's): the run must name one. */
+  needsDesktop?: boolean;
   /**
    * Why the environment is for evaluation only, when it is: its data is a benchmark with no training split
    * (NeMo Gym ships it only as benchmark and example data), so training on its rollouts would contaminate

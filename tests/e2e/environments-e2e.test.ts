@@ -25,8 +25,9 @@ afterAll(async () => {
 });
 
 // Judge-graded environments are run end to end with a replayed judge in judge-e2e.test.ts, sandboxed ones
-// (played by an external harness) in tests/e2e/harnesses-e2e.test.ts.
-describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n).requiresJudge && !getEnvironment(n).sandboxed))('%s in a durable eval', (name) => {
+// (played by an external harness) in tests/e2e/harnesses-e2e.test.ts, desktop ones against a FAKE desktop in
+// tests/e2e/osworld-e2e.test.ts.
+describe.each(environmentNames().filter((n) => oracleFor(n) && !getEnvironment(n).requiresJudge && !getEnvironment(n).sandboxed && !getEnvironment(n).needsDesktop))('%s in a durable eval', (name) => {
   it('rewards the oracle when right and not when wrong', async () => {
     const inputFile = exampleFile(name);
     const play = async (accuracy: number) => runInProcess(server, runConfig({ runDir: await tempDir(`gymflow-${name}-`), envName: name, inputFile, limit: 3, model: { accuracy } }));

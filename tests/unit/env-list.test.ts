@@ -21,6 +21,8 @@ describe('gym env list', () => {
     expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
     expect(rows.get('finance_agent_v2')).toMatchObject({ needs_judge: true, needs_download: ['web_search', 'retrieve_information', 'price_history'] });
     expect(rows.get('vcqa')).toMatchObject({ needs_judge: true, needs_sandbox: false, needs_download: [] });
+    // Only osworld drives a desktop VM's server.
+    expect([...rows.values()].filter((r) => (r as { needs_desktop?: boolean }).needs_desktop).map((r) => r.name)).toEqual(['osworld']);
 
     // Benchmarks without a training split are for evaluation only; the rest may give training data.
     const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
@@ -35,5 +37,7 @@ describe('gym env list', () => {
     expect(line('swe_repair')).toMatch(/\ssandbox\s/);
     expect(line('vcqa')).toMatch(/\sjudge,jail\s/);
     expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
+    expect(line('osworld')).toMatch(/^osworld\s+train,eval\s+desktop\s/);
+    expect(table.stdout).toContain('desktop = an OSWorld desktop VM server (--env-option desktop_url)');
   });
 });

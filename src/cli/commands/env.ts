@@ -23,16 +23,18 @@ export async function envList(argv: string[], _logger: Logger, say: (line: strin
   say(`${'NAME'.padEnd(48)} ${'USE'.padEnd(11)} ${'NEEDS'.padEnd(24)} DESCRIPTION`);
   for (const e of envs) say(`${e.name.padEnd(48)} ${(e.evaluationOnly ? 'eval' : 'train,eval').padEnd(11)} ${needsLabel(e).padEnd(24)} ${e.description}`);
   say('use: eval = evaluation only (a benchmark without a training split: see --json for why); train,eval = rollouts may also be training data');
-  say('needs: judge = a judge model (--judge-model); sandbox = a harness in a sandbox (--agent); jail = bubblewrap (bwrap) on the worker; download = parts reported unavailable here (see --json)');
+  say(
+    'needs: judge = a judge model (--judge-model); sandbox = a harness in a sandbox (--agent); jail = bubblewrap (bwrap) on the worker; desktop = an OSWorld desktop VM server (--env-option desktop_url); download = parts reported unavailable here (see --json)',
+  );
 }
 
 /** What a run of the environment needs beyond the policy model. */
-function needs(e: AnyEnvironment): { needs_judge: boolean; needs_sandbox: boolean; needs_jail: boolean; needs_download: readonly string[] } {
-  return { needs_judge: !!e.requiresJudge, needs_sandbox: !!e.sandboxed, needs_jail: !!e.needsJail, needs_download: e.needsDownload ?? [] };
+function needs(e: AnyEnvironment): { needs_judge: boolean; needs_sandbox: boolean; needs_jail: boolean; needs_desktop: boolean; needs_download: readonly string[] } {
+  return { needs_judge: !!e.requiresJudge, needs_sandbox: !!e.sandboxed, needs_jail: !!e.needsJail, needs_desktop: !!e.needsDesktop, needs_download: e.needsDownload ?? [] };
 }
 
 function needsLabel(e: AnyEnvironment): string {
   const n = needs(e);
-  const parts = [n.needs_judge && 'judge', n.needs_sandbox && 'sandbox', n.needs_jail && 'jail', n.needs_download.length > 0 && 'download'].filter(Boolean);
+  const parts = [n.needs_judge && 'judge', n.needs_sandbox && 'sandbox', n.needs_jail && 'jail', n.needs_desktop && 'desktop', n.needs_download.length > 0 && 'download'].filter(Boolean);
   return parts.length ? parts.join(',') : '-';
 }

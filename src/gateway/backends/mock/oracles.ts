@@ -25,6 +25,7 @@ import { litmusAgentOracle } from '../../../environments/litmus_agent/oracle';
 import { longMemEvalOracle } from '../../../environments/longmemeval/oracle';
 import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracle';
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
+import { osworldOracle } from '../../../environments/osworld/oracle';
 import { openAirCongestionOracle } from '../../../environments/openair_congestion/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
 import { ruler2Oracle } from '../../../environments/ruler2/oracle';
@@ -58,6 +59,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   image_tools: imageToolsOracle,
   image_tools_agent: imageToolsAgentOracle((name) => (Object.hasOwn(ORACLES, name) ? ORACLES[name] : undefined)),
   gui_coordinate: guiCoordinateOracle,
+  osworld: osworldOracle,
   instruction_following: instructionFollowingOracle,
   litmus_agent: litmusAgentOracle,
   longmemeval: longMemEvalOracle,
