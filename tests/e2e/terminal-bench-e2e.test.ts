@@ -13,6 +13,7 @@ import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const TASKS = path.resolve(import.meta.dirname, '../../src/environments/terminal_bench_2_1/data/example.jsonl');
+const ANYTERMINAL_TASKS = path.resolve(import.meta.dirname, '../../src/environments/terminal_bench_2_1/data/example_anyterminal.jsonl');
 /** openclaw needs tens of CPU-seconds before its first call: generous on a shared 2-core machine. */
 const HARNESS_TIMEOUT_MS = 420_000;
 const TEST_TIMEOUT_MS = 900_000;
@@ -43,10 +44,18 @@ const dockerHostBefore = process.env.DOCKER_HOST;
 let scratchBefore: Set<string>;
 const plays = new Map<string, Promise<Played>>();
 
-async function play(harness: string, model: { accuracy: number; seed: number }, limit?: number): Promise<Played> {
-  const runDir = await tempDir(`gymflow-tb-${harness}-`);
-  const env = { name: 'terminal_bench_2_1', harness: { name: harness, sandbox: 'docker', sandbox_image: docker.image, timeout_ms: HARNESS_TIMEOUT_MS } };
-  const config = runConfig({ runDir, env: env as any, inputFile: TASKS, durability: 'rollout', model, maximumAttempts: 1, ...(limit ? { limit } : {}) });
+interface Play {
+  harness: string;
+  model: { accuracy: number; seed: number };
+  limit?: number;
+  inputFile?: string;
+  options?: Record<string, unknown>;
+}
+
+async function play(p: Play): Promise<Played> {
+  const runDir = await tempDir(`gymflow-tb-${p.harness}-`);
+  const env = { name: 'terminal_bench_2_1', options: p.options ?? {}, harness: { name: p.harness, sandbox: 'docker', sandbox_image: docker.image, timeout_ms: HARNESS_TIMEOUT_MS } };
+  const config = runConfig({ runDir, env: env as any, inputFile: p.inputFile ?? TASKS, durability: 'rollout', model: p.model, maximumAttempts: 1, ...(p.limit ? { limit: p.limit } : {}) });
   await runInProcess(server, config);
   const callsDir = path.join(runDir, 'model_calls');
   const calls = existsSync(callsDir) ? readdirSync(callsDir).flatMap((f) => jsonl(path.join(callsDir, f))) : [];
@@ -68,8 +77,10 @@ beforeAll(async () => {
   process.env.DOCKER_HOST = `unix://${docker.socketPath}`;
   provider = (await sandboxProvider('docker', { socketPath: docker.socketPath })) as DockerProvider;
   // Seed 3 at accuracy 0.5: the mock's per-rollout draw plays the first task right and the second wrong.
-  start('pi', () => play('pi', { accuracy: 0.5, seed: 3 }));
-  start('openclaw', () => play('openclaw', { accuracy: 1, seed: 0 }, 1));
+  start('pi', () => play({ harness: 'pi', model: { accuracy: 0.5, seed: 3 } }));
+  start('openclaw', () => play({ harness: 'openclaw', model: { accuracy: 1, seed: 0 }, limit: 1 }));
+  // AnyTerminal's rows (the task in responses_create_params.metadata) scored by its rule.
+  start('anyterminal', () => play({ harness: 'pi', model: { accuracy: 1, seed: 0 }, limit: 1, inputFile: ANYTERMINAL_TASKS, options: { reward_rule: 'anyterminal' } }));
 }, 300_000);
 afterAll(async () => {
   await Promise.allSettled(plays.values());
@@ -125,6 +136,21 @@ describe('terminal_bench_2_1 played by openclaw in a durable eval (docker sandbo
       expect(solveCalls(record)).toHaveLength(1);
       expect(record).toMatchObject({ reward: 1, evaluation_completed: true, failure_reason: null });
       expect(record._gf_harness).toMatchObject({ name: 'openclaw', exit_code: 0 });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe("terminal_bench_2_1 on AnyTerminal's rows, by AnyTerminal's rule (pi, docker sandbox)", () => {
+  it(
+    'plays the task its metadata names and records resolved with a 1.0 reward',
+    async () => {
+      const { records, failures } = await plays.get('anyterminal')!;
+      expect(failures).toEqual([]);
+      expect(records).toHaveLength(1);
+      const [record] = records;
+      expect(record.responses_create_params.metadata).toMatchObject({ instance_id: 'terminal_bench::log-error-summary' });
+      expect(record).toMatchObject({ task_name: 'log-error-summary', reward: 1, resolved: true, evaluation_completed: true });
     },
     TEST_TIMEOUT_MS,
   );

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGymError } from '../../src/errors';
 import { getEnvironment, resolveEnvironment } from '../../src/environments/registry';
-import { terminalBench21, TerminalBench21Task } from '../../src/environments/terminal_bench_2_1';
+import { terminalBench21, TerminalBench21Row, TerminalBench21Task } from '../../src/environments/terminal_bench_2_1';
 import { anyTerminalReward, pythonFloat, terminalBenchReward } from '../../src/environments/terminal_bench_2_1/reward';
 import { readTaskFolder } from '../../src/environments/terminal_bench_2_1/task-folder';
 import { reverifyEpisode } from '../../src/reverify/verify';
@@ -48,11 +48,11 @@ describe('terminal_bench_2_1 task rows', () => {
     const rows = readJsonl(path.join(NEMO, 'example.jsonl'));
     expect(rows).toHaveLength(5);
     for (const r of rows) {
-      const task = TerminalBench21Task.parse(r);
+      const task = TerminalBench21Row.parse(r);
       expect(task.task_name).toMatch(/^terminal-bench\//);
       expect(task.task_folder).toMatch(/^benchmarks\/terminal_bench_2_1\/terminal-bench-2-1\/tasks\//);
     }
-    const missing = TerminalBench21Task.safeParse({ ...rows[0], task_folder: undefined });
+    const missing = TerminalBench21Row.safeParse({ ...rows[0], task_folder: undefined });
     expect(missing.success).toBe(false);
     expect(missing.error!.issues[0]!.path).toEqual(['task_folder']);
   });
@@ -61,18 +61,26 @@ describe('terminal_bench_2_1 task rows', () => {
     const rows = readJsonl<any>(path.join(ANYTERMINAL, 'example.jsonl'));
     expect(rows).toHaveLength(5);
     for (const r of rows) {
-      const task = TerminalBench21Task.parse(r);
+      const task = TerminalBench21Row.parse(r);
       const meta = r.responses_create_params.metadata;
       expect(task).toMatchObject({ task_name: meta.task_name, docker_image: meta.docker_image, task_folder: meta.task_dir });
     }
   });
 
-  it("refuses NeMo Gym's rows at use, naming the folder that is not on this machine", () => {
-    const task = TerminalBench21Task.parse(readJsonl(path.join(NEMO, 'example.jsonl'))[0]);
-    const error = gymError(() => terminalBench21.sandboxed!.repository(task));
-    expect(error.code).toBe('BAD_TASK');
-    expect(error.message).toContain('benchmarks/terminal_bench_2_1/terminal-bench-2-1/tasks/path-tracing');
-    expect(error.message).toContain('does not exist');
+  it("refuses NeMo Gym's rows when the input is checked, naming the folder that is not on this machine", () => {
+    const parsed = terminalBench21.taskSchema.safeParse(readJsonl(path.join(NEMO, 'example.jsonl'))[0]);
+    expect(parsed.success).toBe(false);
+    const issue = parsed.error!.issues[0]!;
+    expect(issue.path).toEqual(['task_folder']);
+    expect(issue.message).toContain('benchmarks/terminal_bench_2_1/terminal-bench-2-1/tasks/path-tracing');
+    expect(issue.message).toContain('does not exist');
+    const task = TerminalBench21Row.parse(readJsonl(path.join(NEMO, 'example.jsonl'))[0]);
+    expect(gymError(() => terminalBench21.sandboxed!.repository(task as TerminalBench21Task)).code).toBe('BAD_TASK');
+  });
+
+  it('takes our AnyTerminal-shaped example rows, whose folders are here', () => {
+    const rows = readJsonl(EXAMPLE.replace('example.jsonl', 'example_anyterminal.jsonl'));
+    expect(rows.map((r) => terminalBench21.taskSchema.parse(r).task_name)).toEqual(['log-error-summary', 'fix-word-frequency']);
   });
 
   it('is listed as needing a sandbox and as evaluation-only, with its settings', () => {
@@ -328,7 +336,7 @@ describe("NeMo Gym's recorded rollouts, re-verified where their data allows", ()
 
   it('reverify reports, rather than fakes, a verdict that only the sandbox can give', async () => {
     const [r] = readJsonl<any>(path.join(NEMO, 'example_rollouts.jsonl'));
-    const task = TerminalBench21Task.parse({ ...readJsonl(path.join(NEMO, 'example.jsonl'))[0] });
+    const task = TerminalBench21Row.parse(readJsonl(path.join(NEMO, 'example.jsonl'))[0]);
     const outcome = await reverifyEpisode(terminalBench21, task, r.response);
     expect(outcome.status).toBe('verify_error');
     expect((outcome as { message: string }).message).toMatch(/graded by its tests in the sandbox/);

@@ -32,7 +32,8 @@ function liftAnyTerminalRow(row: unknown): unknown {
   return { task_name: meta.task_name, docker_image: meta.docker_image, task_folder: meta.task_dir, ...r };
 }
 
-export const TerminalBench21Task = z.preprocess(
+/** A row as NeMo Gym ships it (or AnyTerminal, lifted): the three task fields, the folder not yet looked at. */
+export const TerminalBench21Row = z.preprocess(
   liftAnyTerminalRow,
   TaskRow.extend({
     /** Terminal-Bench's task id, e.g. `terminal-bench/regex-log`; echoed in the verify result. */
@@ -43,6 +44,15 @@ export const TerminalBench21Task = z.preprocess(
     task_folder: z.string().min(1),
   }),
 );
+
+/** A row whose task folder is on this machine and readable: checked when the run's input is, so a bad folder stops the run before it starts. */
+export const TerminalBench21Task = TerminalBench21Row.superRefine((row, ctx) => {
+  try {
+    readTaskFolder(row.task_folder);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', path: ['task_folder'], message: e instanceof Error ? e.message : String(e) });
+  }
+});
 export type TerminalBench21Task = z.infer<typeof TerminalBench21Task>;
 
 export const TerminalBench21Settings = z.strictObject({
