@@ -15,6 +15,7 @@ import { reverifyEpisode } from '../../src/reverify/verify';
 import type { Sandbox, SandboxProvider } from '../../src/sandboxes/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { ExecRequest, ExecResult } from '../../src/sandboxes/schema';
+import { gymHere } from '../helpers/gym-here';
 import { FIXTURES, readJsonl } from './nemo_fixtures';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../src/environments/terminal_bench_2_1/data/example.jsonl');
@@ -341,4 +342,29 @@ describe("NeMo Gym's recorded rollouts, re-verified where their data allows", ()
     expect(outcome.status).toBe('verify_error');
     expect((outcome as { message: string }).message).toMatch(/graded by its tests in the sandbox/);
   });
+});
+
+describe('gym eval run on terminal_bench_2_1 (dry runs)', () => {
+  const out = () => path.join(os.tmpdir(), `gf-tb-dry-${process.pid}-${Math.random().toString(36).slice(2)}`);
+
+  it('refuses it without a harness, and NeMo Gym rows whose folders are not here, naming the line and the folder', async () => {
+    const noAgent = await gymHere(['eval', 'run', '--env', 'terminal_bench_2_1', '--model', 'mock', '--input', EXAMPLE, '--output', out(), '--dry-run']);
+    expect(noAgent.code).not.toBe(0);
+    expect(noAgent.stderr).toMatch(/played by an external harness in a sandbox: pass --agent <harness>/);
+    const nemo = await gymHere(['eval', 'run', '--env', 'terminal_bench_2_1', '--agent', 'pi', '--model', 'mock', '--input', path.join(NEMO, 'example.jsonl'), '--output', out(), '--dry-run']);
+    expect(nemo.code).not.toBe(0);
+    expect(nemo.stderr).toMatch(/line 1: task_folder: task folder benchmarks\/terminal_bench_2_1\/terminal-bench-2-1\/tasks\/path-tracing .* does not exist/);
+  }, 120_000);
+
+  it("routes the openclaw_terminal_bench_2_1 bundle's rows to openclaw in docker, and asks for the image it leaves open", async () => {
+    const args = ['eval', 'run', '--environment', 'openclaw_terminal_bench_2_1', '+agent_name=openclaw_terminal_bench_2_1_agent', '--input', EXAMPLE, '--model', 'mock', '--dry-run'];
+    const image = '+openclaw_terminal_bench_2_1_agent.responses_api_agents.openclaw_agent.sandbox_image=gymflow-task:x';
+    const ok = await gymHere([...args, image, '--output', out()]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/openclaw_terminal_bench_2_1_agent → terminal_bench_2_1\(evaluation_timeout=1800\): 2 tasks/);
+    expect(ok.stdout).toMatch(/played by harness openclaw in docker/);
+    const missing = await gymHere([...args, '--output', out()]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/openclaw_agent\.sandbox_image must be given/);
+  }, 120_000);
 });
