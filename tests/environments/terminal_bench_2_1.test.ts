@@ -15,7 +15,9 @@ import { reverifyEpisode } from '../../src/reverify/verify';
 import type { Sandbox, SandboxProvider } from '../../src/sandboxes/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import type { ExecRequest, ExecResult } from '../../src/sandboxes/schema';
+import { NEMO_GYM_VENV_PYTHON } from '../../src/environments/remote/launch';
 import { gymHere } from '../helpers/gym-here';
+import { interopTitle, nemoGymVenv } from '../interop/nemo-gym-venv';
 import { FIXTURES, readJsonl } from './nemo_fixtures';
 
 const EXAMPLE = path.resolve(import.meta.dirname, '../../src/environments/terminal_bench_2_1/data/example.jsonl');
@@ -366,5 +368,54 @@ describe('gym eval run on terminal_bench_2_1 (dry runs)', () => {
     const missing = await gymHere([...args, '--output', out()]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/openclaw_agent\.sandbox_image must be given/);
+  }, 120_000);
+});
+
+/** NeMo Gym's own anyterminal_agent configurations, from its installed wheel. */
+const ANYTERMINAL_CONFIGS = path.resolve(path.dirname(NEMO_GYM_VENV_PYTHON), '../lib/python3.11/site-packages/responses_api_agents/anyterminal_agent/configs');
+
+describe.skipIf(!nemoGymVenv)(interopTitle("NeMo Gym's anyterminal_agent configurations (dry runs)"), () => {
+  const ROWS = EXAMPLE.replace('example.jsonl', 'example_anyterminal.jsonl');
+  const out = () => path.join(os.tmpdir(), `gf-tb-any-${process.pid}-${Math.random().toString(36).slice(2)}`);
+
+  it("anyterminal_openclaw plays its rows with the openclaw harness on terminal_bench_2_1, by AnyTerminal's rule and test timeout", async () => {
+    const result = await gymHere([
+      'eval',
+      'run',
+      '--config',
+      path.join(ANYTERMINAL_CONFIGS, 'anyterminal_openclaw.yaml'),
+      '+agent_name=anyterminal_openclaw',
+      '++anyterminal_openclaw.responses_api_agents.anyterminal_agent.sandbox_image=gymflow-task:x',
+      '--input',
+      ROWS,
+      '--model',
+      'mock',
+      '--output',
+      out(),
+      '--dry-run',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('anyterminal_openclaw → terminal_bench_2_1(evaluation_timeout=300,reward_rule="anyterminal"): 2 tasks');
+    expect(result.stdout).toMatch(/played by harness openclaw in docker \(anyterminal_openclaw\)/);
+  }, 120_000);
+
+  it('anyterminal_hermes is refused, naming the agent Gymflow has no harness for', async () => {
+    const result = await gymHere([
+      'eval',
+      'run',
+      '--config',
+      path.join(ANYTERMINAL_CONFIGS, 'anyterminal_hermes.yaml'),
+      '+agent_name=anyterminal_hermes',
+      '--input',
+      ROWS,
+      '--model',
+      'mock',
+      '--output',
+      out(),
+      '--dry-run',
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/runs responses_api_agents\.hermes_agent\.app in the task's container, which Gymflow has no harness for/);
   }, 120_000);
 });
