@@ -50,11 +50,16 @@ interface Play {
   limit?: number;
   inputFile?: string;
   options?: Record<string, unknown>;
+  sandbox?: 'docker' | 'local';
 }
 
 async function play(p: Play): Promise<Played> {
   const runDir = await tempDir(`gymflow-tb-${p.harness}-`);
-  const env = { name: 'terminal_bench_2_1', options: p.options ?? {}, harness: { name: p.harness, sandbox: 'docker', sandbox_image: docker.image, timeout_ms: HARNESS_TIMEOUT_MS } };
+  const env = {
+    name: 'terminal_bench_2_1',
+    options: p.options ?? {},
+    harness: { name: p.harness, sandbox: p.sandbox ?? 'docker', ...(p.sandbox === 'local' ? {} : { sandbox_image: docker.image }), timeout_ms: HARNESS_TIMEOUT_MS },
+  };
   const config = runConfig({ runDir, env: env as any, inputFile: p.inputFile ?? TASKS, durability: 'rollout', model: p.model, maximumAttempts: 1, ...(p.limit ? { limit: p.limit } : {}) });
   await runInProcess(server, config);
   const callsDir = path.join(runDir, 'model_calls');
@@ -80,6 +85,8 @@ beforeAll(async () => {
   start('pi', () => play({ harness: 'pi', model: { accuracy: 0.5, seed: 3 } }));
   start('openclaw', () => play({ harness: 'openclaw', model: { accuracy: 1, seed: 0 }, limit: 1 }));
   // AnyTerminal's rows (the task in responses_create_params.metadata) scored by its rule.
+  // The same in a local (bubblewrap) jail: /tests and /logs/verifier are its scratch mounts too.
+  start('local', () => play({ harness: 'pi', model: { accuracy: 1, seed: 0 }, limit: 1, sandbox: 'local' }));
   start('anyterminal', () => play({ harness: 'pi', model: { accuracy: 1, seed: 0 }, limit: 1, inputFile: ANYTERMINAL_TASKS, options: { reward_rule: 'anyterminal' } }));
 }, 300_000);
 afterAll(async () => {
@@ -141,6 +148,20 @@ describe('terminal_bench_2_1 played by openclaw in a durable eval (docker sandbo
   );
 });
 
+describe('terminal_bench_2_1 played by pi in a durable eval (local sandbox)', () => {
+  it(
+    'solves the task in a bubblewrap jail, rewarded by its tests there',
+    async () => {
+      const { records, failures } = await plays.get('local')!;
+      expect(failures).toEqual([]);
+      expect(records).toHaveLength(1);
+      expect(solveCalls(records[0])).toHaveLength(1);
+      expect(records[0]).toMatchObject({ task_name: 'gymflow/log-error-summary', reward: 1, evaluation_completed: true, failure_reason: null });
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
 describe("terminal_bench_2_1 on AnyTerminal's rows, by AnyTerminal's rule (pi, docker sandbox)", () => {
   it(
     'plays the task its metadata names and records resolved with a 1.0 reward',
@@ -161,7 +182,11 @@ describe('after the runs', () => {
     'leaves no sandbox and no scratch folder behind',
     async () => {
       const played = await Promise.all(plays.values());
-      for (const p of played) expect(await provider.list({ run: p.runId })).toEqual([]);
+      const local = await sandboxProvider('local');
+      for (const p of played) {
+        expect(await provider.list({ run: p.runId })).toEqual([]);
+        expect(await local.list({ run: p.runId })).toEqual([]);
+      }
       const left = [...scratchFolders()].filter((n) => !scratchBefore.has(n));
       expect(left).toEqual([]);
     },
