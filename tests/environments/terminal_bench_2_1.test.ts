@@ -119,6 +119,7 @@ describe('terminal_bench_2_1 task folders', () => {
       { 'environment/Dockerfile': 'WORKDIR /app\nCOPY a.txt /etc/a.txt\n', 'environment/a.txt': 'x', 'tests/test.sh': 'true' },
       /\/etc\/a\.txt is outside the workdir \/app/,
     ],
+    ['a copy from a build stage', { 'environment/Dockerfile': 'WORKDIR /app\nCOPY --from=build /out/app ./\n', 'tests/test.sh': 'true' }, /--from copies out of another build stage/],
     ['a glob', { 'environment/Dockerfile': 'WORKDIR /app\nCOPY *.txt ./\n', 'tests/test.sh': 'true' }, /no globs or URLs/],
     ['a missing source', { 'environment/Dockerfile': 'WORKDIR /app\nCOPY gone.txt ./\n', 'tests/test.sh': 'true' }, /gone\.txt does not exist/],
     ['no tests/test.sh', { 'environment/Dockerfile': 'WORKDIR /app\n' }, /tests\/test\.sh is missing/],

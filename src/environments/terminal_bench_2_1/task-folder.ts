@@ -131,6 +131,7 @@ function readEnvironment(dir: string): { workdir: string; files: Record<string, 
       continue;
     }
     if (op === 'COPY' || op === 'ADD') {
+      if (/(^|\s)--from[=\s]/.test(rest)) throw bad(dir, `environment/Dockerfile:${line}: ${op} --from copies out of another build stage, which needs the task's image built`);
       const args = copyArgs(rest);
       if (args.length < 2) throw bad(dir, `environment/Dockerfile:${line}: ${op} needs a source and a destination`);
       const dest = args.at(-1)!;
