@@ -76,6 +76,8 @@ function environmentOf(server: ServerInstance, byName: ReadonlyMap<string, Serve
   let resources = server;
   if (server.type === 'responses_api_agents') {
     const ref = server.config.resources_server as { name?: unknown } | undefined;
+    // NeMo Gym's anyterminal_agent has no resources server: its rows are Terminal-Bench tasks (routing/agent-types.ts).
+    if (server.implementation === 'anyterminal_agent' && ref === undefined) return 'terminal_bench_2_1';
     const target = typeof ref?.name === 'string' ? byName.get(ref.name) : undefined;
     if (!target || target.type !== 'resources_servers') return { problem: `agent "${server.name}" declares datasets but its resources_server does not name a resources server of this configuration` };
     resources = target;

@@ -85,8 +85,13 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
  * there is graded (the task's own tests, run in the same sandbox).
  */
 export interface SandboxedTasks<Task> {
-  /** The repository's folder inside the sandbox (the harness's working directory). */
-  workdir: string;
+  /** The repository's folder inside the sandbox (the harness's working directory); per task where tasks name their own (a Dockerfile's WORKDIR). */
+  workdir: string | ((task: Task) => string);
+  /**
+   * Folders outside the workdir that the task's own scripts write (Terminal-Bench's `/tests` and
+   * `/logs/verifier`): each starts empty and writable, in a sandbox whose root is otherwise read-only.
+   */
+  scratch?: readonly string[];
   /** The repository's files by path relative to `workdir`. */
   repository(task: Task): Record<string, string>;
   prompt(task: Task): string;

@@ -1,6 +1,9 @@
 // One harness rollout in a sandbox: provision it (the task's repository or an empty folder, the harness's
 // install shown read-only, only the gateway reachable), run the CLI headless under a deadline, grade a
 // sandboxed task with its tests in the same sandbox, and destroy the sandbox whatever happened.
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { GymError } from '../errors';
 import type { AnyEnvironment } from '../environments/types';
 import type { Sandbox, SandboxProvider } from '../sandboxes/provider';
@@ -72,6 +75,26 @@ async function writeFiles(sandbox: Sandbox, files: { path: string; content: stri
   for (const file of files) await sandbox.writeFile(file.path, file.content);
 }
 
+/**
+ * One empty host folder per scratch path, shown writable in the sandbox. World-writable: the sandbox's
+ * user (docker's 1000:1000, the jail's) is not the worker's. Removed after the sandbox is gone.
+ */
+async function scratchMounts(paths: readonly string[]): Promise<{ mounts: { hostPath: string; path: string; writable: true }[]; remove(): Promise<void> }> {
+  const mounts: { hostPath: string; path: string; writable: true }[] = [];
+  const remove = () => Promise.all(mounts.map((m) => rm(m.hostPath, { recursive: true, force: true }))).then(() => undefined);
+  try {
+    for (const at of paths) {
+      const hostPath = await mkdtemp(path.join(os.tmpdir(), 'gymflow-scratch-'));
+      await chmod(hostPath, 0o777);
+      mounts.push({ hostPath, path: at, writable: true });
+    }
+  } catch (e) {
+    await remove();
+    throw new GymError('SETUP_FAILED', `cannot make the scratch folders ${paths.join(', ')} for the sandbox: ${(e as Error).message}`);
+  }
+  return { mounts, remove };
+}
+
 export async function runHarnessRollout(input: HarnessRolloutInput): Promise<HarnessRun> {
   const { harness, task } = input;
   const work = harnessWork(input.env, task, input.label ?? 'the task');
@@ -80,14 +103,21 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
   const workdir = work.workdir;
   const prompt = harnessPrompt(work, input.systemPrompt, harness);
   const invocation = harness.invocation({ workspace: workdir, home: HARNESS_HOME, ...prompt, baseUrl: input.baseUrl, model: input.model, timeoutMs: input.timeoutMs });
-  const sandbox = await input.provider.create({
-    ...(input.image !== undefined ? { image: input.image } : {}),
-    workdir,
-    network: { mode: 'allow', endpoints: [endpointOf(input.baseUrl)] },
-    mounts: install.dirs.map((dir) => ({ hostPath: dir, path: dir, writable: false })),
-    resources: { lifetimeMs: input.timeoutMs + SANDBOX_MARGIN_MS },
-    labels: input.labels,
-  });
+  const scratch = await scratchMounts(work.scratch ?? []);
+  let sandbox: Sandbox;
+  try {
+    sandbox = await input.provider.create({
+      ...(input.image !== undefined ? { image: input.image } : {}),
+      workdir,
+      network: { mode: 'allow', endpoints: [endpointOf(input.baseUrl)] },
+      mounts: [...install.dirs.map((dir) => ({ hostPath: dir, path: dir, writable: false })), ...scratch.mounts],
+      resources: { lifetimeMs: input.timeoutMs + SANDBOX_MARGIN_MS },
+      labels: input.labels,
+    });
+  } catch (e) {
+    await scratch.remove();
+    throw e;
+  }
   input.onSandbox?.(sandbox.id);
   try {
     const repository = Object.entries(work.files).map(([file, content]) => ({ path: `${workdir}/${file}`, content }));
@@ -120,7 +150,11 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
     if (result.exitCode === 0 && !result.timedOut && work.sandboxed) run.verify = await work.sandboxed.verify(task, sandbox);
     return run;
   } finally {
-    await sandbox.destroy();
+    try {
+      await sandbox.destroy();
+    } finally {
+      await scratch.remove();
+    }
   }
 }
 

@@ -32,6 +32,8 @@ export interface HarnessWork {
   workdir: string;
   /** Files by path relative to `workdir`. */
   files: Record<string, string>;
+  /** Empty writable folders outside the workdir the task's scripts need (SandboxedTasks.scratch). */
+  scratch?: readonly string[];
   /** The task's instruction: the last user message. */
   instruction: string;
   /** The row's own system message (its input's first item, when that is a system message). */
@@ -63,7 +65,13 @@ export function harnessWork(env: AnyEnvironment, task: { responses_create_params
   const { instruction, system } = instructionOf(task.responses_create_params.input);
   const sandboxed = env.sandboxed;
   const work: HarnessWork = sandboxed
-    ? { workdir: sandboxed.workdir, files: sandboxed.repository(task), instruction: sandboxed.prompt(task), sandboxed }
+    ? {
+        workdir: typeof sandboxed.workdir === 'function' ? sandboxed.workdir(task) : sandboxed.workdir,
+        files: sandboxed.repository(task),
+        instruction: sandboxed.prompt(task),
+        sandboxed,
+        ...(sandboxed.scratch?.length ? { scratch: sandboxed.scratch } : {}),
+      }
     : { workdir: TEXT_TASK_WORKDIR, files: {}, instruction };
   if (!work.instruction.trim()) throw new GymError('BAD_TASK', `${label}: responses_create_params.input has no user message to give the harness as its prompt`);
   return system ? { ...work, inputSystem: system } : work;

@@ -136,8 +136,11 @@ export function routeRows(rows: readonly Record<string, unknown>[], settings: Ro
     const sourceType = source === undefined ? undefined : graph.instances.get(source);
     const server = sourceType === 'resources_servers' ? source! : sourceType === 'responses_api_agents' ? graph.agents.get(source!)?.resourcesServer : graph.agents.get(agent)?.resourcesServer;
     const holder = sourceType === 'responses_api_agents' ? source! : agent;
+    const implied = graph.agents.get(agent)!.play;
+    // An agent that carries its own environment (anyterminal_agent) has no resources server to name.
+    if (server === undefined && 'kind' in implied && implied.kind === 'harness' && implied.env) return { server: agent, env: { ...implied.env, harness: implied.harness } };
     if (server === undefined) {
-      envProblems.add(`agent "${holder}" has no resources_server, so its rows have no environment`);
+      envProblems.add('problem' in implied ? implied.problem : `agent "${holder}" has no resources_server, so its rows have no environment`);
       return undefined;
     }
     const env = graph.environments.get(server);

@@ -178,7 +178,7 @@ describe('gym eval run --agent-type on a configuration', () => {
     const tau2 = path.join(dir, 'tau2-on-mcqa.yaml');
     await writeFile(tau2, 'mcqa_agent:\n  responses_api_agents:\n    tau2:\n      resources_server: {type: resources_servers, name: mcqa}\n');
     await expect(resolveConfigRun(request({ input: MCQA_TASKS, agent: 'mcqa_agent', files: [configWithout('mcqa_agent'), tau2] }))).rejects.toMatchObject({
-      details: [expect.stringMatching(/^agent "mcqa_agent" is a tau2, which Gymflow does not play; the agent types it plays: claude_code_agent, cline_agent, /)],
+      details: [expect.stringMatching(/^agent "mcqa_agent" is a tau2, which Gymflow does not play; the agent types it plays: anyterminal_agent, claude_code_agent, cline_agent, /)],
     });
   });
 });

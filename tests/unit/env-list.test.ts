@@ -18,6 +18,7 @@ describe('gym env list', () => {
     ).toEqual(['agentif', 'code_gen', 'vcqa']);
     expect(rows.get('equivalence_llm_judge')).toMatchObject({ needs_judge: true, needs_sandbox: false });
     expect(rows.get('swe_repair')).toMatchObject({ needs_judge: false, needs_sandbox: true });
+    expect(rows.get('terminal_bench_2_1')).toMatchObject({ needs_judge: false, needs_sandbox: true, needs_jail: false, evaluation_only: true });
     expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
     expect(rows.get('finance_agent_v2')).toMatchObject({ needs_judge: true, needs_download: ['web_search', 'retrieve_information', 'price_history'] });
     expect(rows.get('vcqa')).toMatchObject({ needs_judge: true, needs_sandbox: false, needs_download: [] });
@@ -26,7 +27,7 @@ describe('gym env list', () => {
 
     // Benchmarks without a training split are for evaluation only; the rest may give training data.
     const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
-    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'wmt_translation']);
+    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'terminal_bench_2_1', 'wmt_translation']);
     expect((rows.get('longmemeval') as { evaluation_only_reason?: string }).evaluation_only_reason).toMatch(/benchmark/);
     expect(rows.get('mcqa')).toMatchObject({ evaluation_only: false });
 
@@ -35,6 +36,7 @@ describe('gym env list', () => {
     expect(line('mcqa')).toMatch(/^mcqa\s+train,eval\s+-\s/);
     expect(line('wmt_translation')).toMatch(/^wmt_translation\s+eval\s+download\s/);
     expect(line('swe_repair')).toMatch(/\ssandbox\s/);
+    expect(line('terminal_bench_2_1')).toMatch(/^terminal_bench_2_1\s+eval\s+sandbox\s/);
     expect(line('vcqa')).toMatch(/\sjudge,jail\s/);
     expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
     expect(line('osworld')).toMatch(/^osworld\s+train,eval\s+desktop\s/);

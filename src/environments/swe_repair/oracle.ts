@@ -5,14 +5,14 @@ import { assistantMessage } from '../example_single_tool_call';
 import type { Oracle } from '../oracle';
 import { WORKDIR, type SweRepairTask } from '.';
 
-interface ToolSchema {
+export interface ToolSchema {
   name: string;
   properties: Record<string, { type?: unknown; minLength?: number }>;
   required: string[];
 }
 
 /** Function tools as the gateway hands them to backends (Responses shape); hosted and namespace tools are not callable here. */
-function toolSchemas(tools: readonly unknown[]): ToolSchema[] {
+export function toolSchemas(tools: readonly unknown[]): ToolSchema[] {
   const schemas: ToolSchema[] = [];
   for (const tool of tools) {
     const t = tool as { type?: string; name?: string; parameters?: { properties?: Record<string, any>; required?: string[] } | null };
@@ -24,10 +24,10 @@ function toolSchemas(tools: readonly unknown[]): ToolSchema[] {
 
 const SHELL_KEYS = ['command', 'cmd', 'commands'];
 const PATH_KEYS = ['path', 'filePath', 'file_path'];
-const FINISH_TOOLS = ['submit_and_exit', 'attempt_completion'];
+export const FINISH_TOOLS = ['submit_and_exit', 'attempt_completion'];
 
 /** A tool that runs one shell line: its only required key is the command (a string, or cline's list of them). */
-function shellTool(tools: ToolSchema[]): { name: string; key: string; list: boolean } | undefined {
+export function shellTool(tools: ToolSchema[]): { name: string; key: string; list: boolean } | undefined {
   for (const tool of tools) {
     const key = tool.required.length === 1 ? tool.required[0]! : undefined;
     if (key && SHELL_KEYS.includes(key)) return { name: tool.name, key, list: tool.properties[key]?.type === 'array' };
@@ -56,7 +56,7 @@ function writeAllCommand(files: Record<string, string>): string {
 }
 
 /** Arguments for a finishing tool, filled from its schema (cline's summary needs ten characters). */
-function finishArguments(tool: ToolSchema): Record<string, unknown> {
+export function finishArguments(tool: ToolSchema): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const key of tool.required) {
     const type = tool.properties[key]?.type;
@@ -65,7 +65,7 @@ function finishArguments(tool: ToolSchema): Record<string, unknown> {
   return args;
 }
 
-function call(name: string, args: Record<string, unknown>, index: number): FunctionCallItem {
+export function call(name: string, args: Record<string, unknown>, index: number): FunctionCallItem {
   return { type: 'function_call', call_id: `call_swe_${index}`, name, arguments: JSON.stringify(args), status: 'completed' };
 }
 
