@@ -2,9 +2,10 @@
 // plays tool environments in durable runs: a real Temporal dev server, the real gateway and mock model
 // (which plays each environment's oracle through the tools the request offers), our runner on the
 // pinned Node, every model call through the rollout's gateway URL, every tool call run by the worker, and
-// the environment's own verify giving the reward. Then its failure paths: the gateway's cap, and a tool
-// that throws (through the runner and the real SDK, against a FAKE Chat Completions server that scripts it).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// the environment's own verify giving the reward. Then its failure paths: the gateway's cap; a tool that
+// fails in a durable run (a FAKE Chat Completions upstream scripts the call, a FAKE resources server drops
+// it); and, on the runner alone, a tool that throws and a model that never answers.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { defineEnvironment } from '../../src/environments/define';
 import { reply } from '../../src/environments/types';
 import { getHarness } from '../../src/harnesses/registry';
 import { TaskRow } from '../../src/schemas/task';
+import { parseModelSpec } from '../../src/gateway/spec';
 import { exportTraining } from '../../src/training/export';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
@@ -22,6 +24,7 @@ import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const MULTI_STEP = path.join(PACKAGE_ROOT, 'src/environments/example_multi_step/data/example.jsonl');
 const WORKPLACE = path.join(PACKAGE_ROOT, 'src/environments/workplace_assistant/data/example.jsonl');
+const COUNTER = path.join(PACKAGE_ROOT, 'src/environments/example_session_state_mgmt/data/example.jsonl');
 const TEST_TIMEOUT_MS = 300_000;
 
 function jsonl(file: string): any[] {
@@ -68,6 +71,7 @@ beforeAll(async () => {
   server = await startTestServer();
   start('multi_step', () => play('example_multi_step', MULTI_STEP, { limit: 2 }));
   start('workplace', () => play('workplace_assistant', WORKPLACE));
+  start('counter', () => play('example_session_state_mgmt', COUNTER));
   start('wrong', () => play('example_multi_step', MULTI_STEP, { accuracy: 0 }));
   // example_multi_step needs a call per synonym, the extraction and a last answer: two calls are not enough.
   start('cap', () => play('example_multi_step', MULTI_STEP, { maxModelCalls: 2 }));
@@ -135,6 +139,18 @@ describe('strands in a durable run', () => {
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(1);
       expect(records[0]._gf_harness.tool_calls.length).toBeGreaterThan(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'plays example_session_state_mgmt, whose verify reads only the session state the worker kept for its tools',
+    async () => {
+      const { records, failures } = await plays.get('counter')!;
+      expect(failures).toEqual([]);
+      expect(records).toHaveLength(1);
+      expect(records[0].reward).toBe(1);
+      expect(records[0]._gf_harness.tool_calls.map((c: any) => c.name)).toContain('increment_counter');
     },
     TEST_TIMEOUT_MS,
   );
@@ -255,6 +271,68 @@ describe('the Strands runner on its own', () => {
         expect(run.exitCode).not.toBe(0);
         expect(fake.requests()).toBe(1);
       } finally {
+        await fake.close();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+/**
+ * A FAKE NeMo Gym resources server that seeds a session but drops the connection on its one tool's
+ * route: the remote environment's tool then fails without an answer, which is a tool that threw.
+ */
+async function droppingResourcesServer(): Promise<{ url: string; toolCalls: () => number; close: () => Promise<void> }> {
+  let toolCalls = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/seed_session') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end('{}');
+      }
+      toolCalls++;
+      req.socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    toolCalls: () => toolCalls,
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+describe('strands in a durable run, a tool that fails', () => {
+  it(
+    'the rollout goes to the sidecar from the tool stage, never graded; the model was asked once, through the gateway',
+    async () => {
+      const fake = await fakeChat('tool');
+      const resources = await droppingResourcesServer();
+      const runDir = await tempDir('gymflow-strands-tool-error-');
+      process.env.GYMFLOW_TEST_STRANDS_KEY = 'sk-fake';
+      try {
+        const inputFile = path.join(runDir, 'input.jsonl');
+        writeFileSync(inputFile, JSON.stringify({ responses_create_params: { ...explodingTask.responses_create_params, tools: [explodingTask.responses_create_params.tools[0]] } }) + '\n');
+        const env = { name: 'remote', remote: { url: resources.url, tools: ['explode'] }, harness: { name: 'strands', timeout_ms: 120_000 } };
+        const base = runConfig({ runDir, env: env as any, inputFile, limit: 1, durability: 'rollout', maximumAttempts: 1 });
+        await runInProcess(server, { ...base, model: parseModelSpec({ backend: 'openai', model: 'fake', base_url: fake.url, api_key_env: 'GYMFLOW_TEST_STRANDS_KEY' }) });
+        expect(jsonl(path.join(runDir, 'rollouts.jsonl'))).toEqual([]);
+        const failures = jsonl(path.join(runDir, 'failures.jsonl'));
+        expect(failures).toHaveLength(1);
+        expect(failures[0]).toMatchObject({ stage: 'tool', _ng_failure_class: 'tool_error' });
+        expect(failures[0].message).toMatch(/explode/);
+        expect(resources.toolCalls()).toBeGreaterThanOrEqual(1);
+        expect(fake.requests()).toBe(1);
+        const logged = calls(runDir);
+        expect(logged).toHaveLength(1);
+        expect(logged[0].status).toBe(200);
+        const [trace] = readdirSync(path.join(runDir, 'harness')).map((f) => JSON.parse(readFileSync(path.join(runDir, 'harness', f), 'utf8')));
+        expect(trace.tool_failure).toMatch(/explode/);
+        expect(trace.exitCode).toBe(1);
+      } finally {
+        delete process.env.GYMFLOW_TEST_STRANDS_KEY;
+        await resources.close();
         await fake.close();
       }
     },

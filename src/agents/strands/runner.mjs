@@ -36,7 +36,9 @@ async function main() {
     .map((t) =>
       tool({
         name: t.name,
-        description: t.description ?? '',
+        // The SDK's OpenAI provider refuses a tool without a description, and some NeMo Gym rows give ""
+        // (example_session_state_mgmt): such a tool is described by its name.
+        description: t.description || t.name,
         inputSchema: t.parameters ?? { type: 'object', properties: {} },
         async callback(input, context) {
           const callId = String(context.toolUse.toolUseId);
@@ -91,7 +93,8 @@ function textOf(message) {
 
 function fail(e) {
   say({ type: 'error', kind: e instanceof EnvironmentToolError ? 'tool' : 'agent', message: String(e?.message ?? e) });
-  process.stderr.write(`strands runner: ${e?.stack ?? e}\n`);
+  // The message last: what Gymflow quotes from the end of stderr when the run fails.
+  process.stderr.write(`${e?.stack ?? e}\nstrands runner failed: ${String(e?.message ?? e)}\n`);
   process.exit(1);
 }
 
