@@ -19,11 +19,14 @@ import { TaskRow } from '../../src/schemas/task';
 import { parseModelSpec } from '../../src/gateway/spec';
 import { exportTraining } from '../../src/training/export';
 import { PACKAGE_ROOT } from '../../src/util/paths';
+import { gymHere } from '../helpers/gym-here';
+import { harnessRunEnv } from '../helpers/harness-run';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const MULTI_STEP = path.join(PACKAGE_ROOT, 'src/environments/example_multi_step/data/example.jsonl');
 const WORKPLACE = path.join(PACKAGE_ROOT, 'src/environments/workplace_assistant/data/example.jsonl');
+const REASONING = path.join(PACKAGE_ROOT, 'src/environments/reasoning_gym/data/example.jsonl');
 const COUNTER = path.join(PACKAGE_ROOT, 'src/environments/example_session_state_mgmt/data/example.jsonl');
 const TEST_TIMEOUT_MS = 300_000;
 
@@ -72,6 +75,7 @@ beforeAll(async () => {
   start('multi_step', () => play('example_multi_step', MULTI_STEP, { limit: 2 }));
   start('workplace', () => play('workplace_assistant', WORKPLACE));
   start('counter', () => play('example_session_state_mgmt', COUNTER));
+  start('text', () => play('reasoning_gym', REASONING));
   start('wrong', () => play('example_multi_step', MULTI_STEP, { accuracy: 0 }));
   // example_multi_step needs a call per synonym, the extraction and a last answer: two calls are not enough.
   start('cap', () => play('example_multi_step', MULTI_STEP, { maxModelCalls: 2 }));
@@ -126,6 +130,7 @@ describe('strands in a durable run', () => {
       const out = path.join(runDir, 'training.jsonl');
       const summary = await exportTraining(runDir, { output: out });
       expect(summary.exported).toBe(records.length);
+      expect(summary.masked).toBe(0);
       for (const line of jsonl(out)) expect(line.masked).toBe(false);
     },
     TEST_TIMEOUT_MS,
@@ -151,6 +156,19 @@ describe('strands in a durable run', () => {
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(1);
       expect(records[0]._gf_harness.tool_calls.map((c: any) => c.name)).toContain('increment_counter');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'plays a text task (reasoning_gym, no tools): its final answer graded by the environment',
+    async () => {
+      const { records, failures } = await plays.get('text')!;
+      expect(failures).toEqual([]);
+      expect(records).toHaveLength(1);
+      expect(records[0].reward).toBe(1);
+      expect(records[0]._gf_harness.tool_calls).toEqual([]);
+      expect(records[0].response.output.at(-1)).toMatchObject({ type: 'message', role: 'assistant' });
     },
     TEST_TIMEOUT_MS,
   );
@@ -302,6 +320,44 @@ async function droppingResourcesServer(): Promise<{ url: string; toolCalls: () =
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
+
+describe('gym eval run --agent strands', () => {
+  it(
+    'plays a tool environment from the command line; a sandboxed one is refused before anything starts, naming why',
+    async () => {
+      const dir = await tempDir('gymflow-strands-cli-');
+      const env = harnessRunEnv(server, dir);
+      const out = path.join(dir, 'run');
+      const r = await gymHere(['eval', 'run', '--env', 'example_multi_step', '--agent', 'strands', '--model', 'mock', '--input', MULTI_STEP, '--limit', '1', '--output', out], env);
+      expect(r.code, r.stderr).toBe(0);
+      const [record] = jsonl(path.join(out, 'rollouts.jsonl'));
+      expect(record.reward).toBe(1);
+      expect(record._gf_harness.name).toBe('strands');
+
+      const refused = await gymHere(
+        [
+          'eval',
+          'run',
+          '--env',
+          'swe_repair',
+          '--agent',
+          'strands',
+          '--model',
+          'mock',
+          '--input',
+          path.join(PACKAGE_ROOT, 'src/environments/swe_repair/data/example.jsonl'),
+          '--output',
+          path.join(dir, 'swe'),
+        ],
+        env,
+      );
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/--agent strands: .*it has no shell/);
+      expect(existsSync(path.join(dir, 'swe', 'rollouts.jsonl'))).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
 
 describe('strands in a durable run, a tool that fails', () => {
   it(
