@@ -8,6 +8,8 @@ import { getEnvironment } from '../../src/environments/registry';
 import { getHarness } from '../../src/harnesses/registry';
 import { harnessRefusal } from '../../src/harnesses/task';
 import { agentPlay } from '../../src/routing/agent-types';
+import { PACKAGE_ROOT } from '../../src/util/paths';
+import { gymHere } from '../helpers/gym-here';
 import type { ConversationItem } from '../../src/schemas/responses';
 
 const strands = getHarness('strands');
@@ -28,6 +30,29 @@ describe('what strands plays', () => {
 
   it("NeMo Gym's simple_strands_agent type is played by it, with the agent's settings", () => {
     expect(agentPlay('a', 'simple_strands_agent', { timeout: 900 })).toMatchObject({ kind: 'harness', harness: { name: 'strands', timeout_ms: 900_000 } });
+  });
+
+  it('refuses sandbox settings, which it would ignore, naming the flag or the setting', async () => {
+    expect(agentPlay('a', 'simple_strands_agent', { sandbox: 'docker' })).toEqual({ problem: expect.stringMatching(/agent "a" \(simple_strands_agent\): sandbox and sandbox_image do not apply/) });
+    const input = `${PACKAGE_ROOT}/src/environments/example_multi_step/data/example.jsonl`;
+    const r = await gymHere([
+      'eval',
+      'run',
+      '--env',
+      'example_multi_step',
+      '--agent',
+      'strands',
+      '--sandbox',
+      'docker',
+      '--model',
+      'mock',
+      '--input',
+      input,
+      '--output',
+      '/tmp/gymflow-strands-never-made',
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/--sandbox does not go with --agent strands/);
   });
 
   it('is installed with its pinned Node (the SDK needs Node >= 22) and its OpenAI client, and is trainable', () => {

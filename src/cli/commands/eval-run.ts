@@ -312,7 +312,11 @@ function harnessFlags(values: Values): { harness?: HarnessRef } {
     }
     return {};
   }
-  getHarness(name);
+  if (getHarness(name).playsEnvironmentTools) {
+    for (const flag of ['sandbox', 'sandbox-image']) {
+      if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} does not go with --agent ${name}: it runs on the worker's host with only the environment's tools, in no sandbox`);
+    }
+  }
   const parsed = HarnessRef.safeParse({
     name,
     sandbox: values.sandbox,
