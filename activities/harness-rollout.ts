@@ -132,18 +132,21 @@ export function createHarnessRollout(deps: { gateway: Gateway }) {
      * tools' outputs in it. A tool that threw fails the rollout as a tool error, as in Gymflow's loop.
      */
     async function playWithTools(): Promise<{ reward: number }> {
-      const played = await runStrandsRollout({
-        harness,
-        env,
-        task: parsed.data,
-        baseUrl: scope.baseUrl,
-        apiKey: deps.gateway.token,
-        model,
-        timeoutMs: ref!.timeout_ms,
-        ...(ref!.system_prompt !== undefined ? { systemPrompt: ref!.system_prompt } : {}),
-        label: `task ${key.taskIndex}`,
-        signal,
-      });
+      // What fails before the runner is under way (no install, a task it cannot play, the session's seed) is setup.
+      const played = await inStage('seed', () =>
+        runStrandsRollout({
+          harness,
+          env,
+          task: parsed.data,
+          baseUrl: scope.baseUrl,
+          apiKey: deps.gateway.token,
+          model,
+          timeoutMs: ref!.timeout_ms,
+          ...(ref!.system_prompt !== undefined ? { systemPrompt: ref!.system_prompt } : {}),
+          label: `task ${key.taskIndex}`,
+          signal,
+        }),
+      );
       const calls = await attemptCalls(spec.runDir, scope.id);
       const { state, toolFailure, ...trace } = played;
       await keepTrace(spec.runDir, scope.id, {
