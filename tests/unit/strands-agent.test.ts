@@ -1,6 +1,9 @@
 // The Strands agent's own pieces: which environments it may play, how a NeMo Gym agent type names it,
 // the worker's tool endpoint (a real loopback server running a real environment's tools), and how the
-// episode's Response interleaves the tools' outputs with the model's calls.
+// episode's Response interleaves the tools' outputs with the model's calls, and the mock model reading
+// a conversation whose text comes as lists of parts (how the SDK sends it).
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
 import { startToolEndpoint } from '../../src/agents/strands/tool-endpoint';
 import { withToolOutputs } from '../../src/agents/strands/run';
@@ -11,6 +14,8 @@ import { agentPlay } from '../../src/routing/agent-types';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
 import type { ConversationItem } from '../../src/schemas/responses';
+import type { TaskRow } from '../../src/schemas/task';
+import { gatewayWithLogs, MULTI_STEP_TASKS, readJsonl } from '../gateway/helpers';
 
 const strands = getHarness('strands');
 
@@ -142,5 +147,41 @@ describe("the episode's Response", () => {
       'message:',
     ]);
     expect((out[1] as { output: string }).output).toBe('one');
+  });
+});
+
+describe('the mock model on an SDK that sends text as parts', () => {
+  it('finds the task and plays it to the right extraction when every message and tool result is a list of text parts', async () => {
+    const g = await gatewayWithLogs();
+    try {
+      const model = g.gateway.register({ backend: 'mock', env: 'example_multi_step', tasks_file: MULTI_STEP_TASKS });
+      const client = new OpenAI({ baseURL: g.gateway.url, apiKey: g.gateway.token, maxRetries: 0 });
+      const task = readJsonl<TaskRow & { expected_synonym_values: number[] }>(MULTI_STEP_TASKS)[0]!;
+      const parts = (text: string) => [{ type: 'text' as const, text }];
+      const messages: ChatCompletionMessageParam[] = (task.responses_create_params.input as { role: 'system' | 'user'; content: string }[]).map(
+        (m) => ({ role: m.role, content: parts(m.content) }) as ChatCompletionMessageParam,
+      );
+      const tools = (task.responses_create_params.tools ?? []).map((t) => ({
+        type: 'function' as const,
+        function: { name: t.name, description: t.description ?? undefined, parameters: (t.type === 'function' ? t.parameters : undefined) ?? undefined },
+      }));
+      const env = getEnvironment('example_multi_step');
+      let extracted: unknown;
+      for (let step = 0; step < 10; step++) {
+        const choice = (await client.chat.completions.create({ model, messages, tools }, { headers: { 'x-gymflow-rollout-id': '0-0' } })).choices[0]!;
+        messages.push(choice.message as ChatCompletionMessageParam);
+        const calls = choice.message.tool_calls ?? [];
+        if (calls.length === 0) break;
+        for (const call of calls) {
+          if (call.type !== 'function') throw new Error('unexpected tool call type');
+          if (call.function.name === 'extract_synonym_values') extracted = JSON.parse(call.function.arguments).synonym_values;
+          const reply = await env.tools[call.function.name]!.run(JSON.parse(call.function.arguments), { task, state: null });
+          messages.push({ role: 'tool', tool_call_id: call.id, content: parts(JSON.stringify(reply.body)) });
+        }
+      }
+      expect(extracted).toEqual(task.expected_synonym_values);
+    } finally {
+      await g.gateway.close();
+    }
   });
 });
