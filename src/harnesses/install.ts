@@ -52,7 +52,10 @@ export function installed(adapter: HarnessAdapter, options: { bringNode?: boolea
   const dirs = [packageDir(install.package), ...(node ? [packageDir(node)] : [])];
   if (!dirs.every((dir) => existsSync(path.join(dir, COMPLETE)))) return undefined;
   const bin = path.join(dirs[0]!, 'node_modules', '.bin');
-  return { dirs, command: path.join(bin, install.bin), path: [...(node ? [nodeBin(node)] : []), bin] };
+  // A library has no command of its own: its Node runs our script (the adapter's first argument).
+  const command = install.bin ? path.join(bin, install.bin) : node ? path.join(nodeBin(node), 'node') : undefined;
+  if (!command) throw new GymError('INTERNAL', `harness ${adapter.name} names neither a command nor a Node to run it`);
+  return { dirs, command, path: [...(node ? [nodeBin(node)] : []), bin] };
 }
 
 /** The installed harness, or SETUP_FAILED saying how to install it. */
@@ -65,10 +68,11 @@ export function requireInstalled(adapter: HarnessAdapter, options: { bringNode?:
   );
 }
 
-function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[]): Promise<void> {
+function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[], extras: readonly PinnedPackage[] = []): Promise<void> {
   const env = { ...process.env, PATH: [...pathPrefix, process.env.PATH ?? ''].join(path.delimiter) };
+  const specs = [pkg, ...extras].map((p) => `${p.name}@${p.version}`);
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${pkg.name}@${pkg.version}`], {
+    const child = spawn('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', ...specs], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -83,24 +87,24 @@ function npmInstall(pkg: PinnedPackage, prefix: string, pathPrefix: string[]): P
 const installing = new Map<string, Promise<boolean>>();
 
 /** Installs one package into its cache folder unless a complete install is there; true when it installed. */
-function ensurePackage(pkg: PinnedPackage, pathPrefix: string[]): Promise<boolean> {
+function ensurePackage(pkg: PinnedPackage, pathPrefix: string[], extras?: readonly PinnedPackage[]): Promise<boolean> {
   const dir = packageDir(pkg);
   let pending = installing.get(dir);
   if (!pending) {
-    pending = installPackage(pkg, dir, pathPrefix).finally(() => installing.delete(dir));
+    pending = installPackage(pkg, dir, pathPrefix, extras).finally(() => installing.delete(dir));
     installing.set(dir, pending);
   }
   return pending;
 }
 
-async function installPackage(pkg: PinnedPackage, dir: string, pathPrefix: string[]): Promise<boolean> {
+async function installPackage(pkg: PinnedPackage, dir: string, pathPrefix: string[], extras?: readonly PinnedPackage[]): Promise<boolean> {
   if (existsSync(path.join(dir, COMPLETE))) return false;
   // Installed beside its final place and moved there whole, so a cut-off install is never taken for one.
   const staging = `${dir}.partial-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   try {
-    await npmInstall(pkg, staging, pathPrefix);
+    await npmInstall(pkg, staging, pathPrefix, extras);
     await writeFile(path.join(staging, COMPLETE), `${new Date().toISOString()}\n`);
     await rm(dir, { recursive: true, force: true });
     await rename(staging, dir);
@@ -116,7 +120,7 @@ export async function installHarness(adapter: HarnessAdapter, say: (line: string
   const node = nodeOf(adapter, true)!;
   let did = await ensurePackage(node, []);
   // npm runs the package's install scripts on the harness's own Node when it pins one.
-  did = (await ensurePackage(install.package, install.node ? [nodeBin(install.node)] : [])) || did;
+  did = (await ensurePackage(install.package, install.node ? [nodeBin(install.node)] : [], install.extras)) || did;
   const found = requireInstalled(adapter, { bringNode: true });
   if (!existsSync(found.command)) throw new GymError('SETUP_FAILED', `${install.package.name}@${install.package.version} installed without its command ${found.command}`);
   say(`${adapter.name}: ${install.package.name}@${install.package.version} ${did ? `installed in ${((performance.now() - started) / 1000).toFixed(1)} s` : 'already installed'} (${found.dirs[0]})`);

