@@ -7,9 +7,10 @@ import { kilo } from './kilo';
 import { opencode } from './opencode';
 import { openclaw } from './openclaw';
 import { pi } from './pi';
+import { terminus2 } from './terminus-2';
 import { HarnessName, type HarnessAdapter } from './types';
 
-const HARNESSES: Record<HarnessName, HarnessAdapter> = { pi, opencode, codex, 'claude-code': claudeCode, kilo, cline, openclaw };
+const HARNESSES: Record<HarnessName, HarnessAdapter> = { pi, opencode, codex, 'claude-code': claudeCode, kilo, cline, openclaw, 'terminus-2': terminus2 };
 
 export function harnessNames(): HarnessName[] {
   return HarnessName.options;

@@ -17,6 +17,7 @@ const HARNESS_AGENTS: Readonly<Record<string, HarnessName>> = {
   kilocode_agent: 'kilo',
   cline_agent: 'cline',
   openclaw_agent: 'openclaw',
+  terminus_2_agent: 'terminus-2',
 };
 
 export const PLAYABLE_AGENT_TYPES: readonly string[] = [...LOOP_AGENTS, ...Object.keys(HARNESS_AGENTS)].sort();
