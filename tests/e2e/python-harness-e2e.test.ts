@@ -46,10 +46,18 @@ interface Played {
   traces: any[];
 }
 
-async function play(accuracy: number): Promise<Played> {
+interface Play {
+  accuracy: number;
+  timeoutMs?: number;
+  maxModelCalls?: number;
+  latencyMs?: number;
+}
+
+async function play(p: Play): Promise<Played> {
   const runDir = await tempDir('gymflow-harness-terminus-2-');
-  const env = { name: 'swe_repair', harness: { name: 'terminus-2', sandbox: 'local', timeout_ms: HARNESS_TIMEOUT_MS } };
-  const config = runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy, latency_ms: 0 }, maximumAttempts: 1 });
+  const harness = { name: 'terminus-2', sandbox: 'local', timeout_ms: p.timeoutMs ?? HARNESS_TIMEOUT_MS, ...(p.maxModelCalls ? { max_model_calls: p.maxModelCalls } : {}) };
+  const env = { name: 'swe_repair', harness };
+  const config = runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy: p.accuracy, latency_ms: p.latencyMs ?? 0 }, maximumAttempts: 1 });
   await runInProcess(server, config);
   return { runDir, runId: config.runId, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces: traces(runDir) };
 }
@@ -61,11 +69,16 @@ const plays = new Map<string, Promise<Played>>();
 beforeAll(async () => {
   server = await startTestServer();
   local = await sandboxProvider('local');
-  for (const [name, accuracy] of [
-    ['right', 1],
-    ['wrong', 0],
-  ] as const) {
-    const promise = play(accuracy);
+  const runs: Record<string, Play> = {
+    right: { accuracy: 1 },
+    wrong: { accuracy: 0 },
+    // The second call is over the cap: Harbor's client retries the refusal, then the agent gives up.
+    cap: { accuracy: 1, maxModelCalls: 1 },
+    // The mock answers after 10 minutes: the driver is killed at its 20 s deadline, mid-call.
+    timeout: { accuracy: 1, timeoutMs: 20_000, latencyMs: 600_000 },
+  };
+  for (const [name, p] of Object.entries(runs)) {
+    const promise = play(p);
     // Awaited by its own test; kept from being an unhandled rejection until then.
     promise.catch(() => {});
     plays.set(name, promise);
@@ -148,6 +161,39 @@ describe('terminus-2 in a durable run (local sandbox)', () => {
       expect(records[0].reward).toBe(0);
       expect(records[0].failure_reason).toBe('tests_failed');
       expect(await local.list({ run: runId })).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('terminus-2 that fails is a classified failure in the sidecar, never a reward', () => {
+  it(
+    'stopped by the model-call cap: `cap_exceeded`, the refused calls logged, its sandbox gone',
+    async () => {
+      const played = await plays.get('cap')!;
+      expect(played.records).toEqual([]);
+      expect(played.failures).toHaveLength(1);
+      expect(played.failures[0]._ng_failure_class).toBe('cap_exceeded');
+      expect(played.failures[0]).not.toHaveProperty('reward');
+      const refused = calls(played.runDir).filter((c) => c.error);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((c) => c.error.code === 'rollout_cap_exceeded')).toBe(true);
+      expect(played.traces[0]).not.toHaveProperty('verify');
+      expect(await local.list({ run: played.runId })).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'past its deadline: killed, `timeout`, its trace kept',
+    async () => {
+      const played = await plays.get('timeout')!;
+      expect(played.records).toEqual([]);
+      expect(played.failures).toHaveLength(1);
+      expect(played.failures[0]._ng_failure_class).toBe('timeout');
+      expect(played.traces).toHaveLength(1);
+      expect(played.traces[0]).toMatchObject({ harness: 'terminus-2', timedOut: true, exitCode: null });
+      expect(await local.list({ run: played.runId })).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
