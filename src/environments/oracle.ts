@@ -12,6 +12,11 @@ export interface OracleOptions {
   settings?: Record<string, unknown>;
   /** The tools the request offers (Responses shape): what a harness-driving oracle calls. */
   tools?: readonly unknown[];
+  /**
+   * The text of the message the task was found in (for a harness, its own prompt wrapping the task's): how
+   * an oracle tells the answer format of a harness without tools (Terminus-2's JSON keystroke batches).
+   */
+  prompt?: string;
 }
 
 /**

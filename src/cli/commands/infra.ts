@@ -17,7 +17,7 @@ const SERVER_USAGE = 'usage: gym server start [--port P] [--ui-port U] [--headle
 
 const SETUP_USAGE = `usage: gym setup [--harnesses all|NAME,NAME…]
   installs the Temporal CLI into the project cache; --harnesses also installs external agent harnesses
-  from npm at their pinned versions into .gymflow/harnesses (${harnessNames().join(', ')})`;
+  from npm (terminus-2: PyPI, into .gymflow/venvs) at their pinned versions into .gymflow/harnesses (${harnessNames().join(', ')})`;
 
 export async function setup(argv: string[], _logger: Logger, say: (line: string) => void): Promise<void> {
   const { values } = parseFlags(argv, { harnesses: { type: 'string' } }, SETUP_USAGE);

@@ -69,12 +69,34 @@ export function call(name: string, args: Record<string, unknown>, index: number)
   return { type: 'function_call', call_id: `call_swe_${index}`, name, arguments: JSON.stringify(args), status: 'completed' };
 }
 
+/** Terminus-2's prompt (its JSON parser's): it offers no tools and takes keystroke batches in a JSON object. */
+function isTerminusPrompt(prompt: string | undefined): boolean {
+  return !!prompt && prompt.includes('"keystrokes"') && prompt.includes('"task_complete"');
+}
+
+/**
+ * Terminus-2's turns: the fix typed as one shell line, then `task_complete` — twice, as Terminus-2 asks
+ * for the claim to be confirmed. Wrong play claims completion at once.
+ */
+function terminusTurn(task: SweRepairTask, history: readonly ConversationItem[], correct: boolean): ConversationItem[] {
+  const answered = history.filter((i) => i.type === 'message' && (i as { role?: string }).role === 'assistant').length;
+  const typing = correct && answered === 0;
+  const reply = {
+    analysis: typing ? 'The repository has the bug the task describes.' : 'The work is done.',
+    plan: typing ? 'Write the fixed files in one command.' : 'Mark the task complete.',
+    commands: typing ? [{ keystrokes: `${writeAllCommand(task.fix)}\n`, duration: 1 }] : [],
+    task_complete: !typing,
+  };
+  return [assistantMessage(JSON.stringify(reply, null, 2))];
+}
+
 /**
  * Stateless, like the recipes' mock: the history says what is done. Wrong play (accuracy < 1) finishes
  * at once without touching the repository, so the hidden tests fail.
  */
-export const sweRepairOracle: Oracle<SweRepairTask> = (task, history, { correct, tools = [] }) => {
+export const sweRepairOracle: Oracle<SweRepairTask> = (task, history, { correct, tools = [], prompt }) => {
   const schemas = toolSchemas(tools);
+  if (schemas.length === 0 && isTerminusPrompt(prompt)) return terminusTurn(task, history, correct);
   const made = history.filter((i): i is FunctionCallItem & ConversationItem => i.type === 'function_call');
   const done = (name: string) => made.some((c) => c.name === name);
   const files = Object.entries(task.fix);

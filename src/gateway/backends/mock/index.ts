@@ -15,7 +15,7 @@ import type { MockModelSpec } from '../../spec';
 import { turnTokens } from '../../tokens';
 import type { ResponsesRequest } from '../../wire';
 import type { Backend, CallContext } from '../backend';
-import { FileCache, InputIndex, parseJsonl, PromptIndex, type PrefixMatch } from './inputs';
+import { FileCache, InputIndex, itemText, parseJsonl, PromptIndex, type PrefixMatch } from './inputs';
 import { oracleFor } from './oracles';
 import { RecordedRollout, replayTurn } from './replay';
 
@@ -120,7 +120,8 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     if (!oracle) return skip('the environment has no oracle');
     const parsed = parsedTask(task.rows[0]!, env);
     if (!parsed.success) return skip(`the matched task row does not fit the environment (${parsed.error.issues[0]?.message})`);
-    return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings, tools: request.tools ?? [] });
+    const prompt = task.length > 0 ? itemText(items[task.length - 1]) : '';
+    return oracle.play(parsed.data, items.slice(task.length), { correct, rng: seededRng(seed), settings: oracle.settings, tools: request.tools ?? [], prompt });
   }
 
   async function nextTurn(request: ResponsesRequest, ctx: CallContext): Promise<Turn> {

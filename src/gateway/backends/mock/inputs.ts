@@ -50,7 +50,7 @@ export class InputIndex<Row> {
 }
 
 /** The text of a conversation item's content, its parts joined. */
-function itemText(item: unknown): string {
+export function itemText(item: unknown): string {
   const content = (item as { content?: unknown }).content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
