@@ -28,6 +28,7 @@ import { longMemEval } from './longmemeval';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { openAirCongestion } from './openair_congestion';
+import { pinchbench } from './pinchbench';
 import { reasoningGym } from './reasoning_gym';
 import { ruler2 } from './ruler2';
 import { socialBias } from './social_bias';
@@ -78,6 +79,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   sweRepair,
   vcqa,
+  pinchbench,
 ];
 
 const byName = new Map<string, AnyEnvironment>(ENVIRONMENTS.map((env) => [env.name, env]));

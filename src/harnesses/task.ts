@@ -64,7 +64,7 @@ export function harnessWork(env: AnyEnvironment, task: { responses_create_params
   const sandboxed = env.sandboxed;
   const work: HarnessWork = sandboxed
     ? { workdir: sandboxed.workdir, files: sandboxed.repository(task), instruction: sandboxed.prompt(task), sandboxed }
-    : { workdir: TEXT_TASK_WORKDIR, files: {}, instruction };
+    : { workdir: TEXT_TASK_WORKDIR, files: env.workspaceFiles?.(task) ?? {}, instruction };
   if (!work.instruction.trim()) throw new GymError('BAD_TASK', `${label}: responses_create_params.input has no user message to give the harness as its prompt`);
   return system ? { ...work, inputSystem: system } : work;
 }

@@ -21,10 +21,13 @@ describe('gym env list', () => {
     expect(rows.get('wmt_translation')!.needs_download).toContain('sentence_spbleu');
     expect(rows.get('finance_agent_v2')).toMatchObject({ needs_judge: true, needs_download: ['web_search', 'retrieve_information', 'price_history'] });
     expect(rows.get('vcqa')).toMatchObject({ needs_judge: true, needs_sandbox: false, needs_download: [] });
+    // A harness plays it in a sandbox seeded with the task's files; two of its tasks are judge-graded.
+    expect(rows.get('pinchbench')).toMatchObject({ needs_judge: true, needs_sandbox: true, needs_jail: false });
+    expect(rows.get('pinchbench')!.needs_download[0]).toMatch(/PinchBench tasks/);
 
     // Benchmarks without a training split are for evaluation only; the rest may give training data.
     const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
-    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'wmt_translation']);
+    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'pinchbench', 'wmt_translation']);
     expect((rows.get('longmemeval') as { evaluation_only_reason?: string }).evaluation_only_reason).toMatch(/benchmark/);
     expect(rows.get('mcqa')).toMatchObject({ evaluation_only: false });
 
@@ -35,5 +38,6 @@ describe('gym env list', () => {
     expect(line('swe_repair')).toMatch(/\ssandbox\s/);
     expect(line('vcqa')).toMatch(/\sjudge,jail\s/);
     expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
+    expect(line('pinchbench')).toMatch(/^pinchbench\s+eval\s+judge,sandbox,download\s/);
   });
 });
