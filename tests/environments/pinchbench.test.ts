@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPinchBench, PinchBenchTask } from '../../src/environments/pinchbench';
-import { nextTuesday } from '../../src/environments/pinchbench/graders';
+import { averageScores, GRADERS, nextTuesday } from '../../src/environments/pinchbench/graders';
 import { normalizeVerdict, parseJudgeReply, transcriptSummary } from '../../src/environments/pinchbench/judge';
 import { taskDefinition } from '../../src/environments/pinchbench/tasks';
 import { replayWorkspace } from '../../src/environments/pinchbench/workspace';
@@ -241,5 +241,29 @@ describe('reading the judge reply as PinchBench does', () => {
     expect(lines[1]).toBe('Tool: write({"path": "a", "n": 1.0, "ok": true})');
     expect(lines[2]).toBe(`Result: {'type': 'text', 'text': '${'é'.repeat(200 - "{'type': 'text', 'text': '".length)}`);
     expect(lines).toHaveLength(3);
+  });
+});
+
+/**
+ * 400 generated cases (ICS variants and grading days; todo lists cut, re-shaped, mis-marked, with odd ids and
+ * flags, malformed), each scored once by PinchBench's own Python `grade()` of the task (the skill's task files,
+ * MIT; run outside the repository, whose code it may not carry): the expectations are PinchBench's, not Gymflow's.
+ */
+describe("automated checks against PinchBench's own graders", () => {
+  const cases = readJsonl(path.join(PACKAGE_ROOT, 'tests/environments/pinchbench.cases.jsonl'));
+  it('agree on every criterion and mean, 200 calendar and 200 todo cases', () => {
+    expect(cases.filter((c) => c.task === 'task_calendar')).toHaveLength(200);
+    expect(cases.filter((c) => c.task === 'task_todo_list_cleanup')).toHaveLength(200);
+    const disagreements = cases.flatMap((c, line) => {
+      const scores = GRADERS[c.task]!({ files: new Map(Object.entries(c.files)), response: response(), today: new Date(`${c.today}T00:00:00Z`) });
+      const mean = averageScores(scores);
+      const same =
+        Object.keys(scores).length === Object.keys(c.expected.scores).length && Object.entries(c.expected.scores).every(([k, v]) => scores[k] === v) && Math.abs(mean - c.expected.mean) < 1e-12;
+      return same ? [] : [{ line: line + 1, task: c.task, scores, expected: c.expected }];
+    });
+    expect(disagreements).toEqual([]);
+    // The cases reach every band: not all full marks, not all zero.
+    const means = new Set(cases.map((c) => c.expected.mean));
+    expect(means.size).toBeGreaterThan(10);
   });
 });
