@@ -9,7 +9,7 @@ import { createPinchBench, PinchBenchTask } from '../../src/environments/pinchbe
 import { averageScores, GRADERS, nextTuesday } from '../../src/environments/pinchbench/graders';
 import { normalizeVerdict, parseJudgeReply, transcriptSummary } from '../../src/environments/pinchbench/judge';
 import { taskDefinition } from '../../src/environments/pinchbench/tasks';
-import { replayWorkspace } from '../../src/environments/pinchbench/workspace';
+import { applyEdits, replayWorkspace } from '../../src/environments/pinchbench/workspace';
 import type { ResponseObject } from '../../src/schemas/responses';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
@@ -128,7 +128,22 @@ describe('the workspace rebuilt from the episode', () => {
       def,
       response(
         call('write', { path: 'a.txt', content: 'one two one' }),
+        // Refused: "one" occurs twice.
         call('edit', { path: 'a.txt', oldText: 'one', newText: 'ONE' }),
+        call('edit', {
+          path: 'a.txt',
+          edits: [
+            { oldText: 'two', newText: '2' },
+            { oldText: 'one two', newText: 'x' },
+          ],
+        }),
+        call('edit', {
+          path: 'a.txt',
+          edits: [
+            { oldText: 'one t', newText: 'ONE t' },
+            { oldText: 'o one', newText: 'o 1' },
+          ],
+        }),
         call('edit', { file_path: '/workspace/a.txt', old_string: 'missing', new_string: 'x' }),
         call('write', { path: '/tmp/pinchbench/0001/agent_workspace/sub/b.md', content: 'b' }),
         call('write', { path: '/etc/passwd', content: 'no' }),
@@ -138,7 +153,7 @@ describe('the workspace rebuilt from the episode', () => {
         call('read', { path: 'todos.json' }),
       ),
     );
-    expect(Object.fromEntries(ws.files)).toEqual({ 'todos.json': def.workspace_files[0]!.content, 'a.txt': 'ONE two one', 'sub/b.md': 'b' });
+    expect(Object.fromEntries(ws.files)).toEqual({ 'todos.json': def.workspace_files[0]!.content, 'a.txt': 'ONE two 1', 'sub/b.md': 'b' });
     expect(ws.unreplayed).toEqual(['exec']);
     expect(ws.outside).toEqual(['/etc/passwd', '../up.txt']);
   });
@@ -265,5 +280,30 @@ describe("automated checks against PinchBench's own graders", () => {
     // The cases reach every band: not all full marks, not all zero.
     const means = new Set(cases.map((c) => c.expected.mean));
     expect(means.size).toBeGreaterThan(10);
+  });
+});
+
+describe("OpenClaw's edit", () => {
+  it('applies non-overlapping unique replacements against the original, refusing all of them otherwise', () => {
+    expect(applyEdits('abc abc', [{ oldText: 'abc', newText: 'x' }])).toBeUndefined();
+    expect(
+      applyEdits('a b c', [
+        { oldText: 'c', newText: 'C' },
+        { oldText: 'a', newText: 'A' },
+      ]),
+    ).toBe('A b C');
+    expect(
+      applyEdits('abcd', [
+        { oldText: 'abc', newText: '1' },
+        { oldText: 'cd', newText: '2' },
+      ]),
+    ).toBeUndefined();
+    expect(
+      applyEdits('abcd', [
+        { oldText: 'zz', newText: '1' },
+        { oldText: 'a', newText: '2' },
+      ]),
+    ).toBeUndefined();
+    expect(applyEdits('abcd', [{ oldText: '', newText: '1' }])).toBeUndefined();
   });
 });

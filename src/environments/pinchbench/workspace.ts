@@ -42,6 +42,44 @@ export function workspacePath(raw: string): string | undefined {
   return normal.replace(/^\.\//, '');
 }
 
+interface Edit {
+  oldText: string;
+  newText: string;
+}
+
+function editsOf(args: Record<string, unknown>): Edit[] | undefined {
+  const list = Array.isArray(args.edits) ? (args.edits as unknown[]) : [args];
+  const edits: Edit[] = [];
+  for (const e of list) {
+    if (typeof e !== 'object' || e === null) return undefined;
+    const oldText = firstString(e as Record<string, unknown>, OLD_KEYS);
+    const newText = firstString(e as Record<string, unknown>, NEW_KEYS);
+    if (oldText === undefined || newText === undefined) return undefined;
+    edits.push({ oldText, newText });
+  }
+  return edits.length ? edits : undefined;
+}
+
+/** The file after the edits, or undefined when the tool would refuse them. */
+export function applyEdits(text: string, edits: Edit[] | undefined): string | undefined {
+  if (!edits) return undefined;
+  const spans: { at: number; end: number; newText: string }[] = [];
+  for (const { oldText, newText } of edits) {
+    const at = oldText ? text.indexOf(oldText) : -1;
+    if (at < 0 || text.indexOf(oldText, at + 1) >= 0) return undefined;
+    spans.push({ at, end: at + oldText.length, newText });
+  }
+  spans.sort((a, b) => a.at - b.at);
+  if (spans.some((s, i) => i > 0 && s.at < spans[i - 1]!.end)) return undefined;
+  let out = '';
+  let from = 0;
+  for (const s of spans) {
+    out += text.slice(from, s.at) + s.newText;
+    from = s.end;
+  }
+  return out + text.slice(from);
+}
+
 export function replayWorkspace(def: TaskDefinition, response: ResponseObject): Workspace {
   const files = new Map(def.workspace_files.map((f) => [f.path, f.content]));
   const unreplayed: string[] = [];
@@ -73,13 +111,11 @@ export function replayWorkspace(def: TaskDefinition, response: ResponseObject): 
       if (typeof args.content === 'string') files.set(file, args.content);
       continue;
     }
-    // edit: the old text must be there, and only its first occurrence is replaced (OpenClaw refuses otherwise).
+    // edit: OpenClaw's `edits: [{oldText, newText}, …]` (or one flat pair): each old text found exactly once in
+    // the file as it was, the spans not overlapping; otherwise the tool refuses and nothing changes.
     const before = files.get(file);
-    const oldText = firstString(args, OLD_KEYS);
-    const newText = firstString(args, NEW_KEYS);
-    if (before === undefined || oldText === undefined || newText === undefined || !oldText || !before.includes(oldText)) continue;
-    const at = before.indexOf(oldText);
-    files.set(file, before.slice(0, at) + newText + before.slice(at + oldText.length));
+    const after = before === undefined ? undefined : applyEdits(before, editsOf(args));
+    if (after !== undefined) files.set(file, after);
   }
   return { files, unreplayed, outside };
 }
