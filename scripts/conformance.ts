@@ -32,6 +32,8 @@ export const EXCEPTIONS: Record<string, string> = {
   finance_agent_v2:
     "NeMo Gym records the rubric judge's votes, evidence and reasons but not its raw replies, and each criterion is asked up to three times with the same prompt, so the replay judge (one recorded reply per prompt) cannot play them back; tests/environments/finance_agent_v2.test.ts rebuilds each reply from the recorded votes and matches all 5 rewards and every rubric field.",
   workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
+  pinchbench:
+    "Three of the five recorded rewards (the automated tasks) are reproduced with `--env-option today=2026-06-29`, the day the rollouts ran (the calendar check counts 'next Tuesday' from the grading day, which NeMo Gym does not record); the other two are graded by PinchBench's LLM judge, whose replies NeMo Gym does not record. tests/environments/pinchbench.test.ts checks both.",
 };
 
 /** NeMo Gym benchmarks Gymflow runs over one of these environments with settings (`configs/benchmarks/`), and how they were checked. */

@@ -29,6 +29,7 @@ import { longMemEval } from './longmemeval';
 import { mathWithJudge } from './math_with_judge';
 import { mcqa } from './mcqa';
 import { openAirCongestion } from './openair_congestion';
+import { pinchbench } from './pinchbench';
 import { reasoningGym } from './reasoning_gym';
 import { ruler2 } from './ruler2';
 import { socialBias } from './social_bias';
@@ -82,6 +83,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   sweRepair,
   terminalBench21,
   vcqa,
+  pinchbench,
 ];
 
 const byName = new Map<string, AnyEnvironment>(ENVIRONMENTS.map((env) => [env.name, env]));

@@ -76,6 +76,11 @@ export interface Environment<Task extends TaskRow = TaskRow, State = null> {
   seedSession(task: Task): Promise<State> | State;
   /** Set for environments whose tasks an external harness plays in a sandbox (`--agent <harness>`). */
   sandboxed?: SandboxedTasks<Task>;
+  /**
+   * The files a harness's working folder starts with on a text task (relative path → content), for tasks
+   * whose verify grades what the harness wrote there from the episode (pinchbench). Default: an empty folder.
+   */
+  workspaceFiles?(task: Task): Record<string, string>;
   tools: Record<string, Tool<Task, State, any>>;
   verify(task: Task, response: ResponseObject, ctx: VerifyContext<State>): Promise<VerifyResult> | VerifyResult;
 }

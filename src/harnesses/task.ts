@@ -80,7 +80,7 @@ export function harnessWork(
         sandboxed,
         ...(sandboxed.scratch?.length ? { scratch: sandboxed.scratch } : {}),
       }
-    : { workdir: TEXT_TASK_WORKDIR, files: {}, instruction };
+    : { workdir: TEXT_TASK_WORKDIR, files: env.workspaceFiles?.(task) ?? {}, instruction };
   if (!work.instruction.trim()) throw new GymError('BAD_TASK', `${label}: responses_create_params.input has no user message to give the harness as its prompt`);
   return system ? { ...work, inputSystem: system } : work;
 }

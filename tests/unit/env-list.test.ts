@@ -25,9 +25,13 @@ describe('gym env list', () => {
     // Only osworld drives a desktop VM's server.
     expect([...rows.values()].filter((r) => (r as { needs_desktop?: boolean }).needs_desktop).map((r) => r.name)).toEqual(['osworld']);
 
+    // A harness plays it in a sandbox seeded with the task's files; two of its tasks are judge-graded.
+    expect(rows.get('pinchbench')).toMatchObject({ needs_judge: true, needs_sandbox: true, needs_jail: false });
+    expect(rows.get('pinchbench')!.needs_download[0]).toMatch(/PinchBench tasks/);
+
     // Benchmarks without a training split are for evaluation only; the rest may give training data.
     const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
-    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'terminal_bench_2_1', 'wmt_translation']);
+    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'pinchbench', 'terminal_bench_2_1', 'wmt_translation']);
     expect((rows.get('longmemeval') as { evaluation_only_reason?: string }).evaluation_only_reason).toMatch(/benchmark/);
     expect(rows.get('mcqa')).toMatchObject({ evaluation_only: false });
 
@@ -41,5 +45,6 @@ describe('gym env list', () => {
     expect(line('finance_agent_v2')).toMatch(/\sjudge,download\s/);
     expect(line('osworld')).toMatch(/^osworld\s+train,eval\s+desktop\s/);
     expect(table.stdout).toContain('desktop = an OSWorld desktop VM server (--env-option desktop_url)');
+    expect(line('pinchbench')).toMatch(/^pinchbench\s+eval\s+judge,sandbox,download\s/);
   });
 });

@@ -30,7 +30,7 @@ export async function envList(argv: string[], _logger: Logger, say: (line: strin
 
 /** What a run of the environment needs beyond the policy model. */
 function needs(e: AnyEnvironment): { needs_judge: boolean; needs_sandbox: boolean; needs_jail: boolean; needs_desktop: boolean; needs_download: readonly string[] } {
-  return { needs_judge: !!e.requiresJudge, needs_sandbox: !!e.sandboxed, needs_jail: !!e.needsJail, needs_desktop: !!e.needsDesktop, needs_download: e.needsDownload ?? [] };
+  return { needs_judge: !!e.requiresJudge, needs_sandbox: !!e.sandboxed || !!e.workspaceFiles, needs_jail: !!e.needsJail, needs_desktop: !!e.needsDesktop, needs_download: e.needsDownload ?? [] };
 }
 
 function needsLabel(e: AnyEnvironment): string {

@@ -138,11 +138,12 @@ export function mockBackend(spec: MockModelSpec, files: MockFiles): Backend {
     }
     // A harness's conversation starts with its own system prompt, so its task is found by prompt instead:
     // a task of a sandboxed environment (the run's, or the one a routed row names), or a text task whose
-    // routed row says a harness plays it.
+    // routed row says a harness plays it, or whose harness folder the environment seeds (pinchbench).
     if (!task && spec.tasks_file) {
       const byPrompt = (await files.prompts.get(spec.tasks_file)).match(items);
       const row = byPrompt?.rows[0];
-      if (byPrompt && row && (environmentOf(row).env.sandboxed || rowEnvRef(row)?.harness)) task = byPrompt;
+      const rowEnv = row ? environmentOf(row).env : undefined;
+      if (byPrompt && row && (rowEnv!.sandboxed || rowEnv!.workspaceFiles || rowEnvRef(row)?.harness)) task = byPrompt;
     }
     const match = recording ?? task;
     if (!match) {

@@ -27,6 +27,7 @@ import { mathWithJudgeOracle } from '../../../environments/math_with_judge/oracl
 import { mcqaOracle } from '../../../environments/mcqa/oracle';
 import { osworldOracle } from '../../../environments/osworld/oracle';
 import { openAirCongestionOracle } from '../../../environments/openair_congestion/oracle';
+import { pinchbenchOracle } from '../../../environments/pinchbench/oracle';
 import { reasoningGymOracle } from '../../../environments/reasoning_gym/oracle';
 import { ruler2Oracle } from '../../../environments/ruler2/oracle';
 import { argumentComparisonOracle } from '../../../environments/single_step_tool_use_with_argument_comparison/oracle';
@@ -67,6 +68,7 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   math_with_judge: mathWithJudgeOracle,
   mcqa: mcqaOracle,
   openair_congestion: openAirCongestionOracle,
+  pinchbench: pinchbenchOracle,
   reasoning_gym: reasoningGymOracle,
   ruler2: ruler2Oracle,
   single_step_tool_use_with_argument_comparison: argumentComparisonOracle,
