@@ -8,7 +8,10 @@ import type { Environment } from './types';
 /** What an environment must say; everything optional has the default written beside it. */
 export type EnvironmentSpec<Task extends TaskRow, State> = Pick<Environment<Task, State>, 'name' | 'description' | 'taskSchema' | 'verify'> &
   Partial<
-    Pick<Environment<Task, State>, 'agent' | 'requiresJudge' | 'needsDownload' | 'needsJail' | 'needsDesktop' | 'evaluationOnly' | 'configurable' | 'reset' | 'step' | 'reverifyMode' | 'sandboxed' | 'workspaceFiles'>
+    Pick<
+      Environment<Task, State>,
+      'agent' | 'requiresJudge' | 'needsDownload' | 'needsJail' | 'needsDesktop' | 'evaluationOnly' | 'configurable' | 'reset' | 'step' | 'reverifyMode' | 'sandboxed' | 'workspaceFiles'
+    >
   > & {
     /** Default: no tools. */
     tools?: Environment<Task, State>['tools'];
