@@ -7,10 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GymError } from '../../errors';
-import type { AnyEnvironment } from '../../environments/types';
 import { requireInstalled } from '../../harnesses/install';
 import { harnessPrompt, harnessWork } from '../../harnesses/task';
-import type { HarnessAdapter, HarnessReport } from '../../harnesses/types';
+import type { HarnessRolloutInput, HarnessRun } from '../../harnesses/run';
 import type { ConversationItem } from '../../schemas/responses';
 import { startToolEndpoint, type EnvironmentToolCall } from './tool-endpoint';
 
@@ -19,29 +18,10 @@ const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
 const TERM_GRACE_MS = 5_000;
 const TAIL = 8000;
 
-export interface StrandsRolloutInput {
-  harness: HarnessAdapter;
-  env: AnyEnvironment;
-  task: any;
-  /** The rollout-scoped gateway URL (`…/r/<attempt id>/v1`). */
-  baseUrl: string;
-  /** The gateway's token: only in the runner's environment. */
-  apiKey: string;
-  model: string;
-  timeoutMs: number;
-  systemPrompt?: string;
-  label?: string;
-  signal?: AbortSignal;
-}
+/** A harness rollout's input without the sandbox: the runner runs on the worker's host. */
+export type StrandsRolloutInput = Omit<HarnessRolloutInput, 'provider' | 'labels' | 'image' | 'onSandbox'>;
 
-export interface StrandsRun {
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-  stdoutTail: string;
-  stderrTail: string;
-  report: HarnessReport;
+export interface StrandsRun extends Omit<HarnessRun, 'sandboxId' | 'verify'> {
   /** Every tool call the worker ran for the agent, in order. */
   toolCalls: EnvironmentToolCall[];
   /** The session state the tools left: what verify grades. */
