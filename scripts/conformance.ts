@@ -32,6 +32,10 @@ export const EXCEPTIONS: Record<string, string> = {
   finance_agent_v2:
     "NeMo Gym records the rubric judge's votes, evidence and reasons but not its raw replies, and each criterion is asked up to three times with the same prompt, so the replay judge (one recorded reply per prompt) cannot play them back; tests/environments/finance_agent_v2.test.ts rebuilds each reply from the recorded votes and matches all 5 rewards and every rubric field.",
   workplace_assistant: 'The recorded rollouts are for tasks that are not in its example.jsonl: there is no ground truth to join them to.',
+  osworld:
+    "The recorded scores are OSWorld's evaluator reading the desktop VM after each episode, which the record does not keep: they cannot be recomputed offline (NeMo Gym's own verify, without a live desktop, answers 0 and masked too). tests/environments/osworld.test.ts checks that every recorded step parses to the actions NeMo Gym ran and every recorded reward is the binary mapping of its recorded score, and plays tasks against a FAKE desktop.",
+  terminal_bench_2_1:
+    "The recorded rollouts are golden-patch runs of tasks whose folders and container images are not shipped; where a reward is the content of reward.txt written by networked tests in the task's image, it cannot be recomputed. tests/environments/terminal_bench_2_1.test.ts re-verifies the two that timed out and lists the rest.",
   pinchbench:
     "Three of the five recorded rewards (the automated tasks) are reproduced with `--env-option today=2026-06-29`, the day the rollouts ran (the calendar check counts 'next Tuesday' from the grading day, which NeMo Gym does not record); the other two are graded by PinchBench's LLM judge, whose replies NeMo Gym does not record. tests/environments/pinchbench.test.ts checks both.",
 };

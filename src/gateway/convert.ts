@@ -141,7 +141,7 @@ const SHARED_PARAMS = ['model', 'temperature', 'top_p', 'user', 'metadata', 'sto
 export function responsesToChatRequest(params: ResponseCreateParams): ChatParams {
   const messages: ChatMessage[] = [];
   // Consecutive reasoning / assistant message / function_call items are one assistant turn in chat.
-  let turn: { content: string; toolCalls: ChatToolCall[]; tokens?: TrainingTokenIds } | undefined;
+  let turn: { content: string; toolCalls: ChatToolCall[]; tokens?: TrainingTokenIds; said?: boolean } | undefined;
   const openTurn = (item: ConversationItem) => {
     turn ??= { content: '', toolCalls: [] };
     turn.tokens = trainingTokensOf(item) ?? turn.tokens;
@@ -169,7 +169,12 @@ export function responsesToChatRequest(params: ResponseCreateParams): ChatParams
       closeTurn();
       messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolContent(item.output) });
     } else if (item.role === 'assistant') {
-      openTurn(item).content += contentText(item.content);
+      // A second assistant message is a turn of its own (steps whose observations were not kept): joined
+      // into one text, the two would run together with nothing between them.
+      if (turn?.said) closeTurn();
+      const t = openTurn(item);
+      t.content += contentText(item.content);
+      t.said = true;
     } else {
       closeTurn();
       messages.push({ role: item.role, content: toChatContent(item.content) });
