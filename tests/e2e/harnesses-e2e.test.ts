@@ -3,7 +3,6 @@
 // containers (a private dockerd, the task image built offline by scripts/setup-docker.sh; needs root, as
 // the docker sandbox tests do), two in local (bubblewrap) jails. Every run starts at once, so the file
 // takes about as long as its slowest harness.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGymError } from '../../src/errors';
@@ -14,6 +13,7 @@ import type { SandboxProvider } from '../../src/sandboxes/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import { exportTraining } from '../../src/training/export';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
+import { backgroundRuns, harnessTraces, jsonlIfPresent, modelCalls, runOutcome } from '../helpers/run-folder';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -41,25 +41,6 @@ const SANDBOX_ID: Record<Provider, RegExp> = { docker: /^gymflow-[0-9a-f]{12}$/,
 const HARNESS_TIMEOUT_MS = 420_000;
 const TEST_TIMEOUT_MS = 900_000;
 const UNREACHABLE_KEY_ENV = 'GYMFLOW_TEST_HARNESS_UNREACHABLE_KEY';
-
-function jsonl(file: string): any[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-}
-
-function calls(runDir: string): any[] {
-  const dir = path.join(runDir, 'model_calls');
-  return existsSync(dir) ? readdirSync(dir).flatMap((f) => jsonl(path.join(dir, f))) : [];
-}
-
-function traces(runDir: string): any[] {
-  const dir = path.join(runDir, 'harness');
-  return existsSync(dir) ? readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8'))) : [];
-}
 
 interface Played {
   sandbox: Provider;
@@ -94,20 +75,15 @@ async function play(p: Play): Promise<Played> {
   const base = runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy: p.accuracy ?? 1, latency_ms: p.latencyMs ?? 0 }, maximumAttempts: 1 });
   const config = p.unreachable ? { ...base, model: parseModelSpec({ backend: 'openai', model: 'gpt-none', base_url: 'http://127.0.0.1:1/v1', api_key_env: UNREACHABLE_KEY_ENV }) } : base;
   await runInProcess(server, config);
-  return { sandbox: p.sandbox, runDir, config, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces: traces(runDir) };
+  return { sandbox: p.sandbox, runDir, config, ...runOutcome(runDir), traces: harnessTraces(runDir) };
 }
 
 let server: TestServer;
 let docker: TestDockerEngine;
 const providers: Partial<Record<Provider, SandboxProvider>> = {};
 const dockerHostBefore = process.env.DOCKER_HOST;
-const plays = new Map<string, Promise<Played>>();
-function start(name: string, p: Play): void {
-  const promise = play(p);
-  // Awaited by its own test; kept from being an unhandled rejection until then.
-  promise.catch(() => {});
-  plays.set(name, promise);
-}
+const plays = backgroundRuns<Played>();
+const start = (name: string, p: Play) => plays.start(name, () => play(p));
 
 function startAll(sandbox: Provider): void {
   for (const harness of HARNESSES) if (SANDBOX[harness] === sandbox) start(harness, { harness, sandbox });
@@ -136,7 +112,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   delete process.env[UNREACHABLE_KEY_ENV];
-  await Promise.allSettled(plays.values());
+  await plays.settled();
   if (dockerHostBefore === undefined) delete process.env.DOCKER_HOST;
   else process.env.DOCKER_HOST = dockerHostBefore;
   await (providers.docker as DockerProvider | undefined)?.close();
@@ -162,7 +138,7 @@ describe.each(HARNESSES.map((h) => [h, SANDBOX[h]] as const))('%s in a durable r
   it(
     'repairs the repository, the hidden tests reward it, its calls are logged with token ids, and its sandbox is gone',
     async () => {
-      const played = await plays.get(harness)!;
+      const played = await plays.get(harness);
       const { runDir, records, failures } = played;
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
@@ -174,7 +150,7 @@ describe.each(HARNESSES.map((h) => [h, SANDBOX[h]] as const))('%s in a durable r
       expect(record._gf_harness).toMatchObject({ name: harness, exit_code: 0 });
       expect(record._gf_harness.tool_calls.length).toBeGreaterThan(0);
 
-      const logged = calls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
+      const logged = modelCalls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
       expect(logged.length).toBeGreaterThanOrEqual(2);
       expect(record._gf_model_call_ids.sort()).toEqual(logged.map((c) => c.call_id).sort());
       for (const call of logged) {
@@ -191,12 +167,12 @@ describe.each(TRAINABLE)('%s in training mode', (harness) => {
   it(
     'exports one response for the episode, its generated ids the captured ones',
     async () => {
-      const { runDir, records } = await plays.get(harness)!;
-      const logged = calls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
+      const { runDir, records } = await plays.get(harness);
+      const logged = modelCalls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
       const out = path.join(runDir, 'training.jsonl');
       const summary = await exportTraining(runDir, { output: out });
       expect(summary.exported).toBe(1);
-      const [line] = jsonl(out);
+      const [line] = jsonlIfPresent(out);
       expect(line.masked).toBe(false);
       expect(line.calls.length).toBeGreaterThan(0);
       for (const used of line.calls) {
@@ -211,7 +187,7 @@ describe.each(TRAINABLE)('%s in training mode', (harness) => {
 it(
   'refuses to export training data from cline, which is evaluation-only',
   async () => {
-    const { runDir } = await plays.get('cline')!;
+    const { runDir } = await plays.get('cline');
     const refused = await exportTraining(runDir, { output: path.join(runDir, 'training.jsonl') }).catch((e) => e);
     expect(isGymError(refused) && refused.code).toBe('BAD_INPUT');
     expect(refused.message).toContain('evaluation-only');
@@ -223,7 +199,7 @@ describe('a harness that does not repair the repository', () => {
   it(
     'gets reward 0 from the hidden tests, recorded (not a failure)',
     async () => {
-      const played = await plays.get('wrong')!;
+      const played = await plays.get('wrong');
       expect(played.failures).toEqual([]);
       expect(played.records).toHaveLength(1);
       expect(played.records[0].reward).toBe(0);
@@ -238,7 +214,7 @@ describe('a harness that fails is a classified failure in the sidecar, never a r
   it(
     'past its deadline: killed, `timeout`, its partial trace kept',
     async () => {
-      const played = await plays.get('timeout')!;
+      const played = await plays.get('timeout');
       expect(played.records).toEqual([]);
       expect(played.failures).toHaveLength(1);
       expect(played.failures[0]._ng_failure_class).toBe('timeout');
@@ -254,12 +230,12 @@ describe('a harness that fails is a classified failure in the sidecar, never a r
   it(
     'stopped by the model-call cap: `cap_exceeded`, though pi itself exited 0',
     async () => {
-      const played = await plays.get('cap')!;
+      const played = await plays.get('cap');
       expect(played.records).toEqual([]);
       expect(played.failures).toHaveLength(1);
       expect(played.failures[0]._ng_failure_class).toBe('cap_exceeded');
       expect(played.traces[0].exitCode).toBe(0);
-      const refused = calls(played.runDir).filter((c) => c.error);
+      const refused = modelCalls(played.runDir).filter((c) => c.error);
       expect(refused.length).toBeGreaterThan(0);
       expect(refused.every((c) => c.error.code === 'rollout_cap_exceeded')).toBe(true);
       await expectSandboxesGone(played);
@@ -270,7 +246,7 @@ describe('a harness that fails is a classified failure in the sidecar, never a r
   it(
     'exiting non-zero after its model could not be reached: `model_error`',
     async () => {
-      const played = await plays.get('unreachable')!;
+      const played = await plays.get('unreachable');
       expect(played.records).toEqual([]);
       expect(played.failures).toHaveLength(1);
       expect(played.failures[0]._ng_failure_class).toBe('model_error');
@@ -285,7 +261,7 @@ describe('a harness that fails is a classified failure in the sidecar, never a r
 it(
   'leaves no container on the engine once every run has ended',
   async () => {
-    await Promise.allSettled(plays.values());
+    await plays.settled();
     expect(await providers.docker!.list()).toEqual([]);
     expect(await docker.engine.json('GET', '/containers/json', { query: { all: true } })).toEqual([]);
   },

@@ -2,7 +2,6 @@
 // does) — plays a swe_repair task under durable runs in a local (bubblewrap) jail: one real Temporal dev server,
 // the real gateway and its mock model (which answers in Terminus-2's JSON keystroke format), real tmux, and the
 // task's hidden tests deciding the reward.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getEnvironment } from '../../src/environments/registry';
@@ -12,31 +11,13 @@ import { runHarnessRollout } from '../../src/harnesses/run';
 import type { SandboxProvider } from '../../src/sandboxes/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import { exportTraining } from '../../src/training/export';
+import { backgroundRuns, harnessTraces, jsonlIfPresent, modelCalls, runOutcome } from '../helpers/run-folder';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const TASKS = path.resolve(import.meta.dirname, '../../src/environments/swe_repair/data/example.jsonl');
 const HARNESS_TIMEOUT_MS = 300_000;
 const TEST_TIMEOUT_MS = 600_000;
-
-function jsonl(file: string): any[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-}
-
-function calls(runDir: string): any[] {
-  const dir = path.join(runDir, 'model_calls');
-  return existsSync(dir) ? readdirSync(dir).flatMap((f) => jsonl(path.join(dir, f))) : [];
-}
-
-function traces(runDir: string): any[] {
-  const dir = path.join(runDir, 'harness');
-  return existsSync(dir) ? readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8'))) : [];
-}
 
 interface Played {
   runDir: string;
@@ -59,12 +40,12 @@ async function play(p: Play): Promise<Played> {
   const env = { name: 'swe_repair', harness };
   const config = runConfig({ runDir, env: env as any, inputFile: TASKS, limit: 1, durability: 'rollout', model: { accuracy: p.accuracy, latency_ms: p.latencyMs ?? 0 }, maximumAttempts: 1 });
   await runInProcess(server, config);
-  return { runDir, runId: config.runId, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces: traces(runDir) };
+  return { runDir, runId: config.runId, ...runOutcome(runDir), traces: harnessTraces(runDir) };
 }
 
 let server: TestServer;
 let local: SandboxProvider;
-const plays = new Map<string, Promise<Played>>();
+const plays = backgroundRuns<Played>();
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -77,16 +58,11 @@ beforeAll(async () => {
     // The mock answers after 10 minutes: the driver is killed at its 20 s deadline, mid-call.
     timeout: { accuracy: 1, timeoutMs: 20_000, latencyMs: 600_000 },
   };
-  for (const [name, p] of Object.entries(runs)) {
-    const promise = play(p);
-    // Awaited by its own test; kept from being an unhandled rejection until then.
-    promise.catch(() => {});
-    plays.set(name, promise);
-  }
+  for (const [name, p] of Object.entries(runs)) plays.start(name, () => play(p));
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled(plays.values());
+  await plays.settled();
   await server?.stop();
 }, TEST_TIMEOUT_MS);
 
@@ -100,7 +76,7 @@ describe('terminus-2 in a durable run (local sandbox)', () => {
         records,
         failures,
         traces: [trace, ...more],
-      } = await plays.get('right')!;
+      } = await plays.get('right');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       const [record] = records;
@@ -116,7 +92,7 @@ describe('terminus-2 in a durable run (local sandbox)', () => {
       expect(record._gf_harness.tool_calls.filter((c: any) => c.name === 'mark_task_complete')).toHaveLength(2);
 
       // Typing, claiming completion, confirming it: every call through the gateway, with token ids.
-      const logged = calls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
+      const logged = modelCalls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
       expect(logged).toHaveLength(3);
       expect(record._gf_model_call_ids.sort()).toEqual(logged.map((c) => c.call_id).sort());
       for (const call of logged) {
@@ -136,12 +112,12 @@ describe('terminus-2 in a durable run (local sandbox)', () => {
   it(
     'exports one training response for the episode, its generated ids the captured ones',
     async () => {
-      const { runDir, records } = await plays.get('right')!;
-      const logged = calls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
+      const { runDir, records } = await plays.get('right');
+      const logged = modelCalls(runDir).filter((c) => c.rollout_id === records[0]._ng_rollout_id);
       const out = path.join(runDir, 'training.jsonl');
       const summary = await exportTraining(runDir, { output: out });
       expect(summary.exported).toBe(1);
-      const [line] = jsonl(out);
+      const [line] = jsonlIfPresent(out);
       expect(line.masked).toBe(false);
       expect(line.calls).toHaveLength(logged.length);
       for (const used of line.calls) {
@@ -155,7 +131,7 @@ describe('terminus-2 in a durable run (local sandbox)', () => {
   it(
     'gets reward 0 from the hidden tests when it claims completion without repairing (recorded, not a failure)',
     async () => {
-      const { records, failures, runId } = await plays.get('wrong')!;
+      const { records, failures, runId } = await plays.get('wrong');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(0);
@@ -170,12 +146,12 @@ describe('terminus-2 that fails is a classified failure in the sidecar, never a 
   it(
     'stopped by the model-call cap: `cap_exceeded`, the refused calls logged, its sandbox gone',
     async () => {
-      const played = await plays.get('cap')!;
+      const played = await plays.get('cap');
       expect(played.records).toEqual([]);
       expect(played.failures).toHaveLength(1);
       expect(played.failures[0]._ng_failure_class).toBe('cap_exceeded');
       expect(played.failures[0]).not.toHaveProperty('reward');
-      const refused = calls(played.runDir).filter((c) => c.error);
+      const refused = modelCalls(played.runDir).filter((c) => c.error);
       expect(refused.length).toBeGreaterThan(0);
       expect(refused.every((c) => c.error.code === 'rollout_cap_exceeded')).toBe(true);
       expect(played.traces[0]).not.toHaveProperty('verify');
@@ -187,7 +163,7 @@ describe('terminus-2 that fails is a classified failure in the sidecar, never a 
   it(
     'past its deadline: killed, `timeout`, its trace kept',
     async () => {
-      const played = await plays.get('timeout')!;
+      const played = await plays.get('timeout');
       expect(played.records).toEqual([]);
       expect(played.failures).toHaveLength(1);
       expect(played.failures[0]._ng_failure_class).toBe('timeout');
@@ -201,7 +177,7 @@ describe('terminus-2 that fails is a classified failure in the sidecar, never a 
 
 it("refuses a sandbox made from an image before making one: its Python and tmux are the worker's", async () => {
   const env = getEnvironment('swe_repair');
-  const [task] = jsonl(TASKS);
+  const [task] = jsonlIfPresent(TASKS);
   const refused = await runHarnessRollout({
     harness: getHarness('terminus-2'),
     provider: local,

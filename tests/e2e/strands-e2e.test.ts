@@ -5,7 +5,7 @@
 // the environment's own verify giving the reward. Then its failure paths: the gateway's cap; a tool that
 // fails in a durable run (a FAKE Chat Completions upstream scripts the call, a FAKE resources server drops
 // it); and, on the runner alone, a tool that throws and a model that never answers.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { exportTraining } from '../../src/training/export';
 import { PACKAGE_ROOT } from '../../src/util/paths';
 import { gymHere } from '../helpers/gym-here';
 import { harnessRunEnv } from '../helpers/harness-run';
+import { backgroundRuns, harnessTraces, jsonlIfPresent, modelCalls, runOutcome } from '../helpers/run-folder';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -29,20 +30,6 @@ const WORKPLACE = path.join(PACKAGE_ROOT, 'src/environments/workplace_assistant/
 const REASONING = path.join(PACKAGE_ROOT, 'src/environments/reasoning_gym/data/example.jsonl');
 const COUNTER = path.join(PACKAGE_ROOT, 'src/environments/example_session_state_mgmt/data/example.jsonl');
 const TEST_TIMEOUT_MS = 300_000;
-
-function jsonl(file: string): any[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-}
-
-function calls(runDir: string): any[] {
-  const dir = path.join(runDir, 'model_calls');
-  return existsSync(dir) ? readdirSync(dir).flatMap((f) => jsonl(path.join(dir, f))) : [];
-}
 
 interface Played {
   runDir: string;
@@ -56,19 +43,12 @@ async function play(envName: string, inputFile: string, opts: { limit?: number; 
   const harness = { name: 'strands', timeout_ms: 120_000, ...(opts.maxModelCalls ? { max_model_calls: opts.maxModelCalls } : {}) };
   const config = runConfig({ runDir, env: { name: envName, harness } as any, inputFile, limit: opts.limit ?? 1, durability: 'rollout', model: { accuracy: opts.accuracy ?? 1 }, maximumAttempts: 1 });
   await runInProcess(server, config);
-  const traceDir = path.join(runDir, 'harness');
-  const traces = existsSync(traceDir) ? readdirSync(traceDir).map((f) => JSON.parse(readFileSync(path.join(traceDir, f), 'utf8'))) : [];
-  return { runDir, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), traces };
+  return { runDir, ...runOutcome(runDir), traces: harnessTraces(runDir) };
 }
 
 let server: TestServer;
-const plays = new Map<string, Promise<Played>>();
-function start(name: string, run: () => Promise<Played>): void {
-  const promise = run();
-  // Awaited by its own test; kept from being an unhandled rejection until then.
-  promise.catch(() => {});
-  plays.set(name, promise);
-}
+const plays = backgroundRuns<Played>();
+const start = plays.start;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -81,7 +61,7 @@ beforeAll(async () => {
   start('cap', () => play('example_multi_step', MULTI_STEP, { maxModelCalls: 2 }));
 }, 120_000);
 afterAll(async () => {
-  await Promise.allSettled(plays.values());
+  await plays.settled();
   await server?.stop();
 }, TEST_TIMEOUT_MS);
 
@@ -89,7 +69,7 @@ describe('strands in a durable run', () => {
   it(
     'plays example_multi_step through its tools; the environment verify rewards it; every call went through the gateway',
     async () => {
-      const { runDir, records, failures, traces } = await plays.get('multi_step')!;
+      const { runDir, records, failures, traces } = await plays.get('multi_step');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(2);
       for (const record of records) {
@@ -108,7 +88,7 @@ describe('strands in a durable run', () => {
         expect(JSON.parse(answer.output)).toEqual({ synonym_value: [...synonym].reduce((n, ch) => n + ch.codePointAt(0)!, 0) });
         expect(output.at(-1)).toMatchObject({ type: 'message', role: 'assistant' });
         // Every model call of the rollout is in the gateway's log, with token ids, and the record names them all.
-        const logged = calls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
+        const logged = modelCalls(runDir).filter((c) => c.rollout_id === record._ng_rollout_id);
         expect(logged.length).toBe(output.filter((i: any) => i.type === 'function_call').length + 1);
         expect([...record._gf_model_call_ids].sort()).toEqual(logged.map((c) => c.call_id).sort());
         for (const c of logged) {
@@ -126,12 +106,12 @@ describe('strands in a durable run', () => {
   it(
     'its calls rebuild into one training response per episode',
     async () => {
-      const { runDir, records } = await plays.get('multi_step')!;
+      const { runDir, records } = await plays.get('multi_step');
       const out = path.join(runDir, 'training.jsonl');
       const summary = await exportTraining(runDir, { output: out });
       expect(summary.exported).toBe(records.length);
       expect(summary.masked).toBe(0);
-      for (const line of jsonl(out)) expect(line.masked).toBe(false);
+      for (const line of jsonlIfPresent(out)) expect(line.masked).toBe(false);
     },
     TEST_TIMEOUT_MS,
   );
@@ -139,7 +119,7 @@ describe('strands in a durable run', () => {
   it(
     'plays workplace_assistant, graded by its verify on the state its tools left',
     async () => {
-      const { records, failures } = await plays.get('workplace')!;
+      const { records, failures } = await plays.get('workplace');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(1);
@@ -151,7 +131,7 @@ describe('strands in a durable run', () => {
   it(
     'plays example_session_state_mgmt, whose verify reads only the session state the worker kept for its tools',
     async () => {
-      const { records, failures } = await plays.get('counter')!;
+      const { records, failures } = await plays.get('counter');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(1);
@@ -163,7 +143,7 @@ describe('strands in a durable run', () => {
   it(
     'plays a text task (reasoning_gym, no tools): its final answer graded by the environment',
     async () => {
-      const { records, failures } = await plays.get('text')!;
+      const { records, failures } = await plays.get('text');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(1);
@@ -176,7 +156,7 @@ describe('strands in a durable run', () => {
   it(
     'a wrong episode is graded 0 by the environment, not failed',
     async () => {
-      const { records, failures } = await plays.get('wrong')!;
+      const { records, failures } = await plays.get('wrong');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       expect(records[0].reward).toBe(0);
@@ -187,12 +167,12 @@ describe('strands in a durable run', () => {
   it(
     'a model that goes on past the cap is stopped by the gateway: CAP_EXCEEDED in the sidecar, no reward',
     async () => {
-      const { runDir, records, failures } = await plays.get('cap')!;
+      const { runDir, records, failures } = await plays.get('cap');
       expect(records).toEqual([]);
       expect(failures).toHaveLength(1);
       expect(failures[0]).toMatchObject({ _ng_failure_class: 'cap_exceeded', _ng_failure_terminal: true, stage: 'tool' });
       expect(failures[0].message).toMatch(/stopped by the rollout's cap/);
-      const logged = calls(runDir);
+      const logged = modelCalls(runDir);
       expect(logged.filter((c) => c.status === 200)).toHaveLength(2);
       expect(logged.some((c) => c.error?.code === 'rollout_cap_exceeded')).toBe(true);
     },
@@ -331,7 +311,7 @@ describe('gym eval run --agent strands', () => {
       const out = path.join(dir, 'run');
       const r = await gymHere(['eval', 'run', '--env', 'example_multi_step', '--agent', 'strands', '--model', 'mock', '--input', MULTI_STEP, '--limit', '1', '--output', out], env);
       expect(r.code, r.stderr).toBe(0);
-      const [record] = jsonl(path.join(out, 'rollouts.jsonl'));
+      const [record] = jsonlIfPresent(path.join(out, 'rollouts.jsonl'));
       expect(record.reward).toBe(1);
       expect(record._gf_harness.name).toBe('strands');
 
@@ -374,17 +354,17 @@ describe('strands in a durable run, a tool that fails', () => {
         const env = { name: 'remote', remote: { url: resources.url, tools: ['explode'] }, harness: { name: 'strands', timeout_ms: 120_000 } };
         const base = runConfig({ runDir, env: env as any, inputFile, limit: 1, durability: 'rollout', maximumAttempts: 1 });
         await runInProcess(server, { ...base, model: parseModelSpec({ backend: 'openai', model: 'fake', base_url: fake.url, api_key_env: 'GYMFLOW_TEST_STRANDS_KEY' }) });
-        expect(jsonl(path.join(runDir, 'rollouts.jsonl'))).toEqual([]);
-        const failures = jsonl(path.join(runDir, 'failures.jsonl'));
+        expect(jsonlIfPresent(path.join(runDir, 'rollouts.jsonl'))).toEqual([]);
+        const failures = jsonlIfPresent(path.join(runDir, 'failures.jsonl'));
         expect(failures).toHaveLength(1);
         expect(failures[0]).toMatchObject({ stage: 'tool', _ng_failure_class: 'tool_error' });
         expect(failures[0].message).toMatch(/explode/);
         expect(resources.toolCalls()).toBeGreaterThanOrEqual(1);
         expect(fake.requests()).toBe(1);
-        const logged = calls(runDir);
+        const logged = modelCalls(runDir);
         expect(logged).toHaveLength(1);
         expect(logged[0].status).toBe(200);
-        const [trace] = readdirSync(path.join(runDir, 'harness')).map((f) => JSON.parse(readFileSync(path.join(runDir, 'harness', f), 'utf8')));
+        const [trace] = harnessTraces(runDir);
         expect(trace.tool_failure).toMatch(/explode/);
         expect(trace.exitCode).toBe(1);
       } finally {

@@ -2,13 +2,14 @@
 // real harness CLIs (installed by `gym setup --harnesses`, as .ci/run does) play the example tasks in real
 // containers (a private dockerd, the task image built offline by scripts/setup-docker.sh; needs root), and
 // each task's own tests/test.sh, run in the same container afterwards, writes the reward.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerProvider } from '../../src/sandboxes/docker/provider';
 import { sandboxProvider } from '../../src/sandboxes/registry';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
+import { backgroundRuns, modelCalls, runOutcome } from '../helpers/run-folder';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
@@ -17,15 +18,6 @@ const ANYTERMINAL_TASKS = path.resolve(import.meta.dirname, '../../src/environme
 /** openclaw needs tens of CPU-seconds before its first call: generous on a shared 2-core machine. */
 const HARNESS_TIMEOUT_MS = 420_000;
 const TEST_TIMEOUT_MS = 900_000;
-
-function jsonl(file: string): any[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-}
 
 const scratchFolders = () => new Set(readdirSync(os.tmpdir()).filter((n) => n.startsWith('gymflow-scratch-')));
 
@@ -42,7 +34,7 @@ let docker: TestDockerEngine;
 let provider: DockerProvider;
 const dockerHostBefore = process.env.DOCKER_HOST;
 let scratchBefore: Set<string>;
-const plays = new Map<string, Promise<Played>>();
+const plays = backgroundRuns<Played>();
 
 interface Play {
   harness: string;
@@ -62,17 +54,10 @@ async function play(p: Play): Promise<Played> {
   };
   const config = runConfig({ runDir, env: env as any, inputFile: p.inputFile ?? TASKS, durability: 'rollout', model: p.model, maximumAttempts: 1, ...(p.limit ? { limit: p.limit } : {}) });
   await runInProcess(server, config);
-  const callsDir = path.join(runDir, 'model_calls');
-  const calls = existsSync(callsDir) ? readdirSync(callsDir).flatMap((f) => jsonl(path.join(callsDir, f))) : [];
-  return { runDir, runId: config.runId, records: jsonl(path.join(runDir, 'rollouts.jsonl')), failures: jsonl(path.join(runDir, 'failures.jsonl')), calls };
+  return { runDir, runId: config.runId, ...runOutcome(runDir), calls: modelCalls(runDir) };
 }
 
-function start(name: string, run: () => Promise<Played>): void {
-  const promise = run();
-  // Awaited by its own test; kept from being an unhandled rejection until then.
-  promise.catch(() => {});
-  plays.set(name, promise);
-}
+const start = plays.start;
 
 beforeAll(async () => {
   scratchBefore = scratchFolders();
@@ -90,7 +75,7 @@ beforeAll(async () => {
   start('anyterminal', () => play({ harness: 'pi', model: { accuracy: 1, seed: 0 }, limit: 1, inputFile: ANYTERMINAL_TASKS, options: { reward_rule: 'anyterminal' } }));
 }, 300_000);
 afterAll(async () => {
-  await Promise.allSettled(plays.values());
+  await plays.settled();
   if (dockerHostBefore === undefined) delete process.env.DOCKER_HOST;
   else process.env.DOCKER_HOST = dockerHostBefore;
   await provider?.close();
@@ -105,7 +90,7 @@ describe('terminal_bench_2_1 played by pi in a durable eval (docker sandbox)', (
   it(
     "solves one task and fails the other, each reward written by the task's own tests in the harness's container",
     async () => {
-      const { records, failures, calls } = await plays.get('pi')!;
+      const { records, failures, calls } = await plays.get('pi');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(2);
       const tasks = byTask(records);
@@ -135,7 +120,7 @@ describe('terminal_bench_2_1 played by openclaw in a durable eval (docker sandbo
   it(
     'solves the task through its exec tool, rewarded by the tests',
     async () => {
-      const { records, failures } = await plays.get('openclaw')!;
+      const { records, failures } = await plays.get('openclaw');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       const [record] = records;
@@ -152,7 +137,7 @@ describe('terminal_bench_2_1 played by pi in a durable eval (local sandbox)', ()
   it(
     'solves the task in a bubblewrap jail, rewarded by its tests there',
     async () => {
-      const { records, failures } = await plays.get('local')!;
+      const { records, failures } = await plays.get('local');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       expect(solveCalls(records[0])).toHaveLength(1);
@@ -166,7 +151,7 @@ describe("terminal_bench_2_1 on AnyTerminal's rows, by AnyTerminal's rule (pi, d
   it(
     'plays the task its metadata names and records resolved with a 1.0 reward',
     async () => {
-      const { records, failures } = await plays.get('anyterminal')!;
+      const { records, failures } = await plays.get('anyterminal');
       expect(failures).toEqual([]);
       expect(records).toHaveLength(1);
       const [record] = records;
@@ -181,7 +166,7 @@ describe('after the runs', () => {
   it(
     'leaves no sandbox and no scratch folder behind',
     async () => {
-      const played = await Promise.all(plays.values());
+      const played = await plays.all();
       const local = await sandboxProvider('local');
       for (const p of played) {
         expect(await provider.list({ run: p.runId })).toEqual([]);

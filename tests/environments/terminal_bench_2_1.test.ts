@@ -378,23 +378,12 @@ const ANYTERMINAL_CONFIGS = path.resolve(path.dirname(NEMO_GYM_VENV_PYTHON), '..
 describe.skipIf(!nemoGymVenv)(interopTitle("NeMo Gym's anyterminal_agent configurations (dry runs)"), () => {
   const ROWS = EXAMPLE.replace('example.jsonl', 'example_anyterminal.jsonl');
   const out = () => path.join(os.tmpdir(), `gf-tb-any-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  /** `gym eval run --dry-run` of one of NeMo Gym's configurations over the AnyTerminal rows. */
+  const dryRun = (agent: string, overrides: string[] = []) =>
+    gymHere(['eval', 'run', '--config', path.join(ANYTERMINAL_CONFIGS, `${agent}.yaml`), `+agent_name=${agent}`, ...overrides, '--input', ROWS, '--model', 'mock', '--output', out(), '--dry-run']);
 
   it("anyterminal_openclaw plays its rows with the openclaw harness on terminal_bench_2_1, by AnyTerminal's rule and test timeout", async () => {
-    const result = await gymHere([
-      'eval',
-      'run',
-      '--config',
-      path.join(ANYTERMINAL_CONFIGS, 'anyterminal_openclaw.yaml'),
-      '+agent_name=anyterminal_openclaw',
-      '++anyterminal_openclaw.responses_api_agents.anyterminal_agent.sandbox_image=gymflow-task:x',
-      '--input',
-      ROWS,
-      '--model',
-      'mock',
-      '--output',
-      out(),
-      '--dry-run',
-    ]);
+    const result = await dryRun('anyterminal_openclaw', ['++anyterminal_openclaw.responses_api_agents.anyterminal_agent.sandbox_image=gymflow-task:x']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('anyterminal_openclaw → terminal_bench_2_1(evaluation_timeout=300,reward_rule="anyterminal"): 2 tasks');
@@ -402,20 +391,7 @@ describe.skipIf(!nemoGymVenv)(interopTitle("NeMo Gym's anyterminal_agent configu
   }, 120_000);
 
   it('anyterminal_hermes is refused, naming the agent Gymflow has no harness for', async () => {
-    const result = await gymHere([
-      'eval',
-      'run',
-      '--config',
-      path.join(ANYTERMINAL_CONFIGS, 'anyterminal_hermes.yaml'),
-      '+agent_name=anyterminal_hermes',
-      '--input',
-      ROWS,
-      '--model',
-      'mock',
-      '--output',
-      out(),
-      '--dry-run',
-    ]);
+    const result = await dryRun('anyterminal_hermes');
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/runs responses_api_agents\.hermes_agent\.app in the task's container, which Gymflow has no harness for/);
   }, 120_000);
