@@ -95,12 +95,18 @@ interface Registered {
   created: number;
 }
 
-/** Where an answer goes as server-sent events; only HTTP callers can take one. */
 /** How long a stream's headers and opening events wait for the answer's first piece to leave with it. */
 const OPENING_HOLD_MS = 50;
+/**
+ * How long later pieces wait for more to leave with them. A model's tokens come tens of milliseconds apart, so
+ * this delays none of them noticeably, while an answer whose last pieces and end arrive together (a fast or
+ * buffered upstream) leaves in one write instead of two.
+ */
+const PIECES_HOLD_MS = 2;
 
+/** Where an answer goes as server-sent events; only HTTP callers can take one. */
 interface EventSink {
-  /** Queues the events; what is queued in one turn of the event loop leaves in one write. */
+  /** Queues the events; what is queued within PIECES_HOLD_MS leaves in one write. */
   write(events: readonly SseEvent[]): void;
   end(): void;
 }
@@ -476,16 +482,16 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
    * A stream's events, written as few times as they can be: each socket write is a system call that on
    * loopback also runs the receiver's side of TCP, and a streamed answer used to take eight of them.
    * The headers and opening events wait up to OPENING_HOLD_MS for the answer's first piece to go with it;
-   * pieces that come in one turn of the event loop go together; the end goes with the last events.
+   * pieces that come within PIECES_HOLD_MS go together; the end goes with the last events.
    */
   function eventSink(res: ServerResponse, headers: Record<string, string>): EventSink {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
     let pending = '';
-    let opening: NodeJS.Timeout | undefined;
+    let held: NodeJS.Timeout | undefined;
     let soon = false;
     const gone = () => res.destroyed || res.writableEnded;
     const flush = () => {
-      clearTimeout(opening);
+      clearTimeout(held);
       soon = false;
       if (pending && !gone()) res.write(pending);
       pending = '';
@@ -497,15 +503,15 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         pending += events.map(sseText).join('');
         if (first) {
           first = false;
-          opening = setTimeout(flush, OPENING_HOLD_MS);
+          held = setTimeout(flush, OPENING_HOLD_MS);
         } else if (!soon) {
           soon = true;
-          clearTimeout(opening);
-          setImmediate(flush);
+          clearTimeout(held);
+          held = setTimeout(flush, PIECES_HOLD_MS);
         }
       },
       end: () => {
-        clearTimeout(opening);
+        clearTimeout(held);
         if (gone()) return;
         const text = pending;
         pending = '';
