@@ -5,7 +5,7 @@ import type { RolloutDiagnostics } from '../schemas/records';
 import type { GroupMetrics } from './breakdown';
 import { DiagnosticsAccumulator, type DiagnosticsGroup, type GroupKey } from './diagnostics';
 import { acrossRepeatsInterval, clusteredInterval } from './intervals';
-import { majorityAtKOverTasks, pass1AvgOfKOverTasks, passAtKOverTasks, type TaskSamples } from './pass-at-k';
+import { curveOverTasks, majorityAtKCurve, pass1AvgOfKCurve, passAtKCurve, type TaskSamples } from './pass-at-k';
 import { mean, sampleStd, sampleVariance } from './stats';
 
 export interface ScoredRollout {
@@ -174,23 +174,21 @@ export class RunAccumulator {
     const tasks = this.samples();
     const sampled = tasks.filter((t) => t.rewards.length > 0);
     const rewards = sampled.flatMap((t) => t.rewards);
-    const maxK = Math.max(0, ...tasks.map((t) => t.rewards.length));
-
     const pass: Record<string, number> = {};
     const short: Record<string, ShortTasks> = {};
     const avg: Record<string, number> = {};
     const majority: Record<string, number> = {};
-    for (let k = 1; k <= maxK; k++) {
-      const p = passAtKOverTasks(tasks, k);
-      if (p.value !== null) pass[`pass@${k}`] = p.value;
-      if (p.short.length) short[`pass@${k}`] = { count: p.short.length, task_indices: p.short.slice(0, SHORT_TASK_IDS_SHOWN) };
-      const a = pass1AvgOfKOverTasks(tasks, k).value;
-      if (a !== null) avg[`pass@1[avg-of-${k}]`] = a;
-      if (this.answered) {
-        const m = majorityAtKOverTasks(tasks, k).value;
-        if (m !== null) majority[`majority@${k}`] = m;
-      }
-    }
+    curveOverTasks(tasks, (t) => passAtKCurve(t.rewards)).forEach((p, i) => {
+      if (p.value !== null) pass[`pass@${i + 1}`] = p.value;
+      if (p.short.length) short[`pass@${i + 1}`] = { count: p.short.length, task_indices: p.short.slice(0, SHORT_TASK_IDS_SHOWN) };
+    });
+    curveOverTasks(tasks, (t) => pass1AvgOfKCurve(t.rewards)).forEach((a, i) => {
+      if (a.value !== null) avg[`pass@1[avg-of-${i + 1}]`] = a.value;
+    });
+    if (this.answered)
+      curveOverTasks(tasks, (t) => majorityAtKCurve(t.rewards, t.answers ?? [])).forEach((m, i) => {
+        if (m.value !== null) majority[`majority@${i + 1}`] = m.value;
+      });
 
     const byRepeat = new Map<number, { sum: number; n: number }>();
     for (const c of this.tasks.values()) {

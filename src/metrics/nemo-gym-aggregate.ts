@@ -1,7 +1,7 @@
 // NeMo Gym 0.7.0's aggregate metrics (`*_aggregate_metrics.json`, a resources server's `/aggregate_metrics`)
 // from rollout rows of either system: per agent, its statistics per task, per repeat and overall, pass@k and majority@k. Pure.
-import { majorityAtK } from './pass-at-k';
-import { mean, quantileSorted, sampleStd, studentTQuantile } from './stats';
+import { majorityAtKCurve } from './pass-at-k';
+import { mean, prefixSampleStds, quantileSorted, sampleStd, studentTQuantile } from './stats';
 
 type Row = Record<string, unknown>;
 type Metrics = Record<string, unknown>;
@@ -124,11 +124,18 @@ function interval95(m: number, se: number, n: number): [number, number] | undefi
 
 /** Each repeat's statistics over the tasks it has, when there are several repeats. */
 function repeatLevel(rollouts: readonly Scored[], names: readonly string[]): Metrics[] {
-  const repeats = [...new Set(rollouts.map((r) => r.repeat))].sort((a, b) => a - b);
+  // Grouped in one pass: a filter per repeat was quadratic (minutes for 20,000 repeats).
+  const byRepeat = new Map<number, Scored[]>();
+  for (const r of rollouts) {
+    const group = byRepeat.get(r.repeat);
+    if (group) group.push(r);
+    else byRepeat.set(r.repeat, [r]);
+  }
+  const repeats = [...byRepeat.keys()].sort((a, b) => a - b);
   if (repeats.length < 2) return [];
   const totalTasks = new Set(rollouts.map((r) => r.task)).size;
   return repeats.map((repeat) => {
-    const group = rollouts.filter((r) => r.repeat === repeat);
+    const group = byRepeat.get(repeat)!;
     const present = new Set(group.map((r) => r.task)).size;
     const entry: Metrics = { [REPEAT]: repeat, sample_count: present, missing_count: totalTasks - present };
     for (const name of names) {
@@ -210,10 +217,49 @@ function acrossRepeats(repeats: readonly Metrics[]): Metrics {
   return out;
 }
 
-function comb(n: number, k: number): bigint {
-  let out = 1n;
-  for (let i = 0; i < k; i++) out = (out * BigInt(n - i)) / BigInt(i + 1);
-  return out;
+/**
+ * 1 − C(incorrect, k)/C(n, k) for every k from 1 to n (index k − 1): NeMo Gym's pass@k of 0/1 scores. Both
+ * binomials follow from their values at k − 1, exactly (as Python's integers) while they fit a double's
+ * integers, so the ratio is the correctly rounded one NeMo Gym gets; past that, as a running product of the
+ * factors (incorrect − k + 1)/(n − k + 1), within a few ulps. Per k from scratch, 20,000 repeats took minutes.
+ */
+function binaryPassCurve(incorrect: number, n: number): number[] {
+  const curve: number[] = [];
+  let chosenWrong = 1n;
+  let chosen = 1n;
+  let ratio: number | undefined;
+  for (let k = 1; k <= n; k++) {
+    if (ratio === undefined) {
+      chosenWrong = (chosenWrong * BigInt(Math.max(0, incorrect - k + 1))) / BigInt(k);
+      chosen = (chosen * BigInt(n - k + 1)) / BigInt(k);
+      if (chosen <= BigInt(Number.MAX_SAFE_INTEGER)) {
+        curve.push(incorrect < k ? 1 : 1 - Number(chosenWrong) / Number(chosen));
+        continue;
+      }
+      ratio = Number(chosenWrong) / Number(chosen);
+    } else ratio *= Math.max(0, incorrect - k + 1) / (n - k + 1);
+    curve.push(incorrect < k ? 1 : 1 - ratio);
+  }
+  return curve;
+}
+
+/** Running statistics of a task's first k scores for every k (index k − 1). */
+function prefixCurves(values: readonly (number | undefined)[]): { max: number[]; mean: (number | undefined)[] } {
+  const max: number[] = [];
+  const meanOf: (number | undefined)[] = [];
+  let best = -Infinity;
+  let sum = 0;
+  let n = 0;
+  for (const v of values) {
+    if (v !== undefined) {
+      best = Math.max(best, v);
+      sum += v;
+      n++;
+    }
+    max.push(best);
+    meanOf.push(n ? sum / n : undefined);
+  }
+  return { max, mean: meanOf };
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -222,6 +268,7 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
  * NeMo Gym's `compute_pass_majority_metrics` with the reward as `accuracy` (and, when the rows carry an
  * `extracted_answer`, `no_answer` and majority@k): pass@k (combinatorial for 0/1 scores, the best of the
  * first k otherwise), pass@1[avg-of-k], majority@k, each repeat's pass@1 and their spread. Percentages.
+ * Each task's values at every k are computed once, then averaged per k.
  */
 function passMajority(tasks: readonly Scored[][]): Metrics {
   if (!tasks.length) return {};
@@ -231,36 +278,50 @@ function passMajority(tasks: readonly Scored[][]): Metrics {
   );
   const answers = tasks.map((t) => t.map((r) => (r.answer === undefined ? null : r.answer)));
   const names = [...new Set(scores.flatMap((t) => t.flatMap((s) => Object.keys(s))))].sort();
-  const maxK = Math.max(...tasks.map((t) => t.length));
-  const valuesOf = (task: Record<string, number | undefined>[], name: string) => task.flatMap((s) => (s[name] === undefined ? [] : [s[name]!]));
+  const maxK = tasks.reduce((most, t) => Math.max(most, t.length), 0);
+  const curves = new Map(
+    names.map((name) => [
+      name,
+      scores.map((task, i) => {
+        const column = task.map((s) => s[name]);
+        const vals = column.filter((v): v is number => v !== undefined);
+        const binary = vals.every((v) => v === 0 || v === 1);
+        const prefix = prefixCurves(column);
+        // majority@k votes among the first k samples with an answer and this score.
+        const valid = column.map((v, j) => (answers[i]![j] !== null && v !== undefined ? j : -1)).filter((j) => j >= 0);
+        const votes = majorityAtKCurve(
+          valid.map((j) => column[j]!),
+          valid.map((j) => JSON.stringify(answers[i]![j])),
+        );
+        const majority: number[] = [];
+        let seen = 0;
+        for (let k = 1; k <= task.length; k++) {
+          while (seen < valid.length && valid[seen]! < k) seen++;
+          majority.push(seen ? votes[seen - 1]! : 0);
+        }
+        return {
+          vals: vals.length,
+          // Past 0/1, the best of the first k scores the task has (samples without one skipped).
+          pass: binary ? binaryPassCurve(vals.filter((v) => !v).length, vals.length) : prefixCurves(vals).max,
+          avg: prefix.mean,
+          majority,
+        };
+      }),
+    ]),
+  );
   const out: Metrics = {};
   for (let k = 1; k <= maxK; k++) {
     for (const name of names) {
-      const pass: number[] = [];
-      for (const task of scores) {
-        const vals = valuesOf(task, name);
-        if (!vals.length || k > vals.length) continue;
-        if (vals.every((v) => v === 0 || v === 1)) {
-          const incorrect = vals.filter((v) => !v).length;
-          pass.push(incorrect < k ? 1 : 1 - Number(comb(incorrect, k)) / Number(comb(vals.length, k)));
-        } else pass.push(maxOf(vals.slice(0, k)));
-      }
+      const perTask = curves.get(name)!;
+      const pass = perTask.flatMap((t) => (t.vals && k <= t.vals ? [t.pass[k - 1]!] : []));
       if (pass.length) out[`pass@${k}/${name}`] = (100 * sum(pass)) / pass.length;
-      const avg = scores.flatMap((task) => {
-        const vals = valuesOf(task.slice(0, k), name);
-        return vals.length ? [sum(vals) / vals.length] : [];
+      const avg = perTask.flatMap((t) => {
+        const v = t.avg[Math.min(k, t.avg.length) - 1];
+        return v === undefined ? [] : [v];
       });
       if (avg.length) out[`pass@1[avg-of-${k}]/${name}`] = (100 * sum(avg)) / avg.length;
       if (answered) {
-        const majority = scores.map((task, i) => {
-          const firstK = task.slice(0, k).map((s, j) => ({ score: s[name], answer: answers[i]![j] }));
-          const valid = firstK.filter((v) => v.answer !== null && v.score !== undefined);
-          return majorityAtK(
-            valid.map((v) => v.score!),
-            valid.map((v) => JSON.stringify(v.answer)),
-            k,
-          );
-        });
+        const majority = perTask.map((t) => t.majority[Math.min(k, t.majority.length) - 1] ?? 0);
         out[`majority@${k}/${name}`] = (100 * sum(majority)) / majority.length;
       }
     }
@@ -273,13 +334,14 @@ function passMajority(tasks: readonly Scored[][]): Metrics {
     }
   }
   out.per_sample_aggregate = perSample;
+  const stds = new Map(names.map((name) => [name, prefixSampleStds(perSample[name] ?? [])]));
   for (let k = 2; k <= maxK; k++) {
     for (const name of names) {
-      const runs = (perSample[name] ?? []).slice(0, k);
-      if (runs.length < 2) continue;
-      const std = sampleStd(runs)!;
+      const runs = Math.min(k, perSample[name]?.length ?? 0);
+      if (runs < 2) continue;
+      const std = stds.get(name)![runs - 1]!;
       out[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = std;
-      out[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = std / Math.sqrt(runs.length);
+      out[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = std / Math.sqrt(runs);
     }
   }
   return out;
@@ -349,7 +411,11 @@ function aggregateReduced(rows: readonly Reduced[]): AggregateMetrics {
   if (!measured.length) return { agent_metrics: { ...cover }, key_metrics: { ...cover }, group_level_metrics: [], repeat_level_metrics: [] };
   const names = columnNames(measured);
   const tasks = new Map<number, Scored[]>();
-  for (const r of measured) tasks.set(r.task, [...(tasks.get(r.task) ?? []), r]);
+  for (const r of measured) {
+    const task = tasks.get(r.task);
+    if (task) task.push(r);
+    else tasks.set(r.task, [r]);
+  }
   const groups = [...tasks.entries()].map(([task, rollouts]) => ({
     [TASK]: task,
     ...describe(rollouts, names),

@@ -20,6 +20,24 @@ export function sampleStd(xs: readonly number[]): number | null {
 }
 
 /**
+ * The sample standard deviation of each prefix xs[0..k] (index k), by Welford's update: one pass where a
+ * two-pass std per prefix is quadratic (20,000 repeats' std-across-runs at every k). Equal to sampleStd of
+ * the prefix within rounding.
+ */
+export function prefixSampleStds(xs: readonly number[]): number[] {
+  const out: number[] = [];
+  let m = 0;
+  let squares = 0;
+  xs.forEach((x, i) => {
+    const before = m;
+    m += (x - before) / (i + 1);
+    squares += (x - before) * (x - m);
+    out.push(i ? Math.sqrt(squares / i) : 0);
+  });
+  return out;
+}
+
+/**
  * The q-quantile (0..1) of values sorted ascending, interpolating linearly between closest ranks
  * (numpy's and pandas' default, which NeMo Gym's latency percentiles use).
  */

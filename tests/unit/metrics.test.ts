@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { RunAccumulator, computeRunMetrics, type ScoredRollout } from '../../src/metrics/aggregate';
 import { acrossRepeatsInterval, clusteredInterval } from '../../src/metrics/intervals';
-import { majorityAtK, passAtK } from '../../src/metrics/pass-at-k';
-import { sampleStd, studentTQuantile, summarize } from '../../src/metrics/stats';
+import { majorityAtKCurve, pass1AvgOfKCurve, passAtK, passAtKCurve } from '../../src/metrics/pass-at-k';
+import { prefixSampleStds, sampleStd, studentTQuantile, summarize } from '../../src/metrics/stats';
 
 /** Rollouts of task t with the given rewards, rollout indices 0, 1, … */
 const task = (t: number, rewards: number[], answers?: (string | null)[]): ScoredRollout[] => rewards.map((reward, i) => ({ taskIndex: t, rolloutIndex: i, reward, answer: answers?.[i] }));
@@ -54,16 +54,60 @@ describe('pass@k for one task', () => {
   });
 });
 
+describe('pass@k of one task for every k at once', () => {
+  it('gives the same values as the worked cases above', () => {
+    const binary = passAtKCurve([1, 0, 1, 0]);
+    expect(binary).toHaveLength(4);
+    [0.5, 5 / 6, 1, 1].forEach((v, i) => expect(binary[i]).toBeCloseTo(v, 12));
+    expect(passAtKCurve([0, 0, 0])).toEqual([0, 0, 0]);
+    for (const order of [
+      [0.2, 0.9, 0.5],
+      [0.9, 0.5, 0.2],
+    ]) {
+      const graded = passAtKCurve(order);
+      [1.6 / 3, 2.3 / 3, 0.9].forEach((v, i) => expect(graded[i]).toBeCloseTo(v, 12));
+    }
+  });
+
+  it('agrees with the one-k sum over sorted rewards on random tasks, ties, negative and repeated rewards included', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 1 + Math.floor(next() * 40);
+      const levels = [0, 1, 0.5, -0.25, next()];
+      const rewards = Array.from({ length: n }, () => (trial % 2 ? levels[Math.floor(next() * levels.length)]! : next()));
+      const curve = passAtKCurve(rewards);
+      for (let k = 1; k <= n; k++) expect(curve[k - 1]).toBeCloseTo(passAtK(rewards, k), 9);
+    }
+  });
+
+  it('stays exact and quick for one task of 20,000 repeats', () => {
+    // 1 − C(n − c, k)/C(n, k) with n = 20,000 and c = 1: k/n.
+    const rewards = Array.from({ length: 20_000 }, (_, i) => (i === 123 ? 1 : 0));
+    const curve = passAtKCurve(rewards);
+    for (const k of [1, 10, 1000, 19_999, 20_000]) expect(curve[k - 1]).toBeCloseTo(k / 20_000, 9);
+  });
+});
+
+describe('pass@1[avg-of-k] of one task', () => {
+  it('is the mean of the first k rewards', () => {
+    expect(pass1AvgOfKCurve([1, 0, 0.5, 0.5])).toEqual([1, 0.5, 0.5, 0.5]);
+  });
+});
+
 describe('majority@k for one task (NeMo Gym: first k, vote on answer and reward, ties averaged)', () => {
   it('votes, splits ties and scores no answer as 0', () => {
     const rewards = [1, 0, 1, 0];
     const answers = ['4', '5', '4', null];
     // k = 1: only "4" (reward 1) → 1. k = 2: "4"/1 and "5"/0 once each, a tie → (1 + 0)/2 = 0.5.
     // k = 4: "4"/1 twice, "5"/0 once, the null does not vote → 1.
-    expect(majorityAtK(rewards, answers, 1)).toBe(1);
-    expect(majorityAtK(rewards, answers, 2)).toBe(0.5);
-    expect(majorityAtK(rewards, answers, 4)).toBe(1);
-    expect(majorityAtK([1, 1], [null, null], 2)).toBe(0);
+    // k = 3: "4"/1 twice → 1.
+    expect(majorityAtKCurve(rewards, answers)).toEqual([1, 0.5, 1, 1]);
+    expect(majorityAtKCurve([1, 1], [null, null])).toEqual([0, 0]);
+    // A tie of three, then one pair passes the others: (1 + 0 + 0.5)/3, then that pair's reward alone.
+    expect(majorityAtKCurve([1, 0, 0.5, 0], ['a', 'b', 'c', 'b'])).toEqual([1, 0.5, 0.5, 0]);
+    // The same answer with another reward is another pair.
+    expect(majorityAtKCurve([1, 0, 0], ['a', 'a', 'a'])).toEqual([1, 0.5, 0]);
   });
 });
 
@@ -213,6 +257,18 @@ describe('run metrics', () => {
     plain.addRollout({ taskIndex: 0, rolloutIndex: 0, reward: 1 });
     plain.addFailure('timeout', { taskIndex: 0, rolloutIndex: 1 });
     expect(plain.result(2)).toMatchObject({ mean_reward: 1, coverage: 0.5, rollouts_counted_as_zero: 0 });
+  });
+});
+
+describe('standard deviations of every prefix', () => {
+  it('are each prefix’s two-pass sample std', () => {
+    // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, squared deviations sum to 32, so the whole set's sample std is √(32/7).
+    const xs = [2, 4, 4, 4, 5, 5, 7, 9];
+    const stds = prefixSampleStds(xs);
+    expect(stds[0]).toBe(0);
+    expect(stds[1]).toBeCloseTo(Math.SQRT2, 12);
+    expect(stds[7]).toBeCloseTo(Math.sqrt(32 / 7), 12);
+    xs.forEach((_, i) => expect(stds[i]).toBeCloseTo(sampleStd(xs.slice(0, i + 1))!, 12));
   });
 });
 
