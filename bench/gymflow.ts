@@ -31,6 +31,22 @@ const INPUTS: Record<string, string> = {
   example_multi_step: 'src/environments/example_multi_step/data/example.jsonl',
 };
 const BENCH_QUEUE = 'gymflow-bench';
+/** Model calls one rollout makes, for sizing a case by time (`--case-seconds`). */
+const CALLS_PER_ROLLOUT: Record<string, number> = { mcqa: 1, example_multi_step: 3 };
+
+/** What a model call is taken to cost at zero latency when sizing a case by time: the slow corners' order of magnitude. */
+const SIZING_FLOOR_MS = 25;
+
+/**
+ * Rollouts for one case: `--rollouts`, or with `--case-seconds`, as many as take about that long if every slot
+ * were busy (a call taking its latency, at least SIZING_FLOOR_MS), at least one per slot and at most
+ * `--rollouts`: a sweep's slow corners (one rollout in flight against a 1 s model) take seconds, not an hour.
+ */
+function rolloutsForCase(o: { rollouts: number; caseSeconds: number; concurrency: number; latencyMs: number; callsPerRollout: number }): number {
+  if (!o.caseSeconds) return o.rollouts;
+  const ideal = Math.ceil((o.concurrency * o.caseSeconds * 1000) / (Math.max(o.latencyMs, SIZING_FLOOR_MS) * o.callsPerRollout));
+  return Math.min(o.rollouts, Math.max(o.concurrency, ideal));
+}
 
 const list = (s: string) =>
   s
@@ -41,6 +57,29 @@ const list = (s: string) =>
 function cpuSeconds(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
+}
+
+/**
+ * Samples this process's RSS (the worker and the load generator) while a case runs, then reports the peak
+ * in each quarter of its wall time: flat memory over a long campaign shows as four similar figures.
+ */
+function rssByQuarter(): { stop(): Record<string, number> } {
+  const samples: number[] = [];
+  const take = () => samples.push(process.memoryUsage.rss() / 2 ** 20);
+  take();
+  const timer = setInterval(take, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      const n = samples.length;
+      const peakOf = (q: number) => {
+        const from = Math.floor((q * n) / 4);
+        return Math.max(...samples.slice(from, Math.max(Math.floor(((q + 1) * n) / 4), from + 1)));
+      };
+      return { rss_mib_q1: peakOf(0), rss_mib_q2: peakOf(1), rss_mib_q3: peakOf(2), rss_mib_q4: peakOf(3) };
+    },
+  };
 }
 
 function folderBytes(dir: string): number {
@@ -58,7 +97,8 @@ runMain(async () => {
     grains: { kind: 'string', default: 'turn,rollout,inprocess', help: 'turn, rollout, inprocess (the same agent code without Temporal)' },
     concurrency: { kind: 'string', default: '256', help: 'rollouts in flight, comma-separated' },
     'latency-ms': { kind: 'string', default: '0', help: 'mock model latency per call, comma-separated' },
-    rollouts: { kind: 'int', default: 2000, help: 'rollouts per case', min: 1 },
+    rollouts: { kind: 'int', default: 2000, help: 'rollouts per case (at most, with --case-seconds)', min: 1 },
+    'case-seconds': { kind: 'int', default: 0, help: 'size each case to about this many seconds at the ideal rate, at most --rollouts (0: always --rollouts)', min: 0 },
     repeats: { kind: 'int', default: 3, help: 'repeats per case (medians reported)', min: 1 },
     model: { kind: 'string', default: 'mock', help: 'mock (in-gateway) or openai (bench/mock-openai-server.ts over HTTP)' },
     shards: { kind: 'int', default: 0, help: 'shards per run (0: the default for the concurrency)', min: 0 },
@@ -82,7 +122,8 @@ runMain(async () => {
         if (flags.model === 'openai' && !mocks.has(latency)) mocks.set(latency, await startMockOpenAI({ latencyMs: latency }));
         for (const concurrency of list(flags.concurrency).map(Number)) {
           for (const grain of list(flags.grains)) {
-            const params = { env, grain, concurrency, latency_ms: latency, rollouts: flags.rollouts, model: flags.model };
+            const rollouts = rolloutsForCase({ rollouts: flags.rollouts, caseSeconds: flags['case-seconds'], concurrency, latencyMs: latency, callsPerRollout: CALLS_PER_ROLLOUT[env]! });
+            const params = { env, grain, concurrency, latency_ms: latency, rollouts, model: flags.model };
             const result = await measure(
               `${env} ${grain}`,
               async (): Promise<Sample> => {
@@ -96,7 +137,7 @@ runMain(async () => {
                   runDir,
                   envName: env,
                   inputFile: path.resolve(INPUTS[env]!),
-                  numRepeats: Math.ceil(flags.rollouts / tasks),
+                  numRepeats: Math.ceil(rollouts / tasks),
                   concurrency,
                   durability: grain === 'rollout' ? 'rollout' : 'turn',
                 });
@@ -107,6 +148,7 @@ runMain(async () => {
                   ...(flags.shards ? { shards: flags.shards } : { shards: Math.max(1, Math.ceil(concurrency / 128)) }),
                 });
                 const cpu0 = cpuSeconds();
+                const rss = rssByQuarter();
                 const started = performance.now();
                 let recorded: number;
                 if (grain === 'inprocess') recorded = await inProcess(config, worker.gateway);
@@ -117,11 +159,13 @@ runMain(async () => {
                 }
                 const seconds = (performance.now() - started) / 1000;
                 const cpu = cpuSeconds() - cpu0;
+                const rssQuarters = rss.stop();
                 const sample: Sample = {
                   units: recorded,
                   seconds,
                   cpu_ms_per_rollout: (cpu * 1000) / recorded,
                   bench_rss_mib: process.memoryUsage().rss / 2 ** 20,
+                  ...rssQuarters,
                   store_bytes_per_rollout: folderBytes(runDir) / recorded,
                 };
                 if (grain !== 'inprocess' && flags.histories) {
