@@ -6,6 +6,8 @@ import { parseConfiguredName, parseRemoteName, REMOTE_PREFIX } from './names';
 import { createRemoteEnvironment } from './remote';
 import { exampleSingleToolCall } from './example_single_tool_call';
 import { agentif } from './agentif';
+import { aviaryBixbench } from './aviary_bixbench';
+import { aviaryBixbenchHypothesis } from './aviary_bixbench_hypothesis';
 import { aviaryGsm8k } from './aviary_gsm8k';
 import { aviaryHotpotqa } from './aviary_hotpotqa';
 import { blackjack } from './blackjack';
@@ -69,6 +71,8 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   openAirCongestion,
   aviaryGsm8k,
   aviaryHotpotqa,
+  aviaryBixbench,
+  aviaryBixbenchHypothesis,
   financeAgentV2,
   financeSecSearch,
   imageTools,

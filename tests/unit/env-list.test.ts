@@ -15,7 +15,7 @@ describe('gym env list', () => {
         .filter((r) => r.needs_jail)
         .map((r) => r.name)
         .sort(),
-    ).toEqual(['agentif', 'code_gen', 'vcqa']);
+    ).toEqual(['agentif', 'aviary_bixbench', 'aviary_bixbench_hypothesis', 'code_gen', 'vcqa']);
     expect(rows.get('equivalence_llm_judge')).toMatchObject({ needs_judge: true, needs_sandbox: false });
     expect(rows.get('swe_repair')).toMatchObject({ needs_judge: false, needs_sandbox: true });
     expect(rows.get('terminal_bench_2_1')).toMatchObject({ needs_judge: false, needs_sandbox: true, needs_jail: false, evaluation_only: true });

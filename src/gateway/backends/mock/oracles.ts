@@ -3,6 +3,8 @@
 import { parseConfiguredName } from '../../../environments/names';
 import type { Oracle } from '../../../environments/oracle';
 import { agentifOracle } from '../../../environments/agentif/oracle';
+import { aviaryBixbenchOracle } from '../../../environments/aviary_bixbench/oracle';
+import { aviaryBixbenchHypothesisOracle } from '../../../environments/aviary_bixbench_hypothesis/oracle';
 import { aviaryGsm8kOracle } from '../../../environments/aviary_gsm8k/oracle';
 import { aviaryHotpotqaOracle } from '../../../environments/aviary_hotpotqa/oracle';
 import { blackjackOracle } from '../../../environments/blackjack/oracle';
@@ -44,6 +46,8 @@ import { workplaceAssistantOracle } from '../../../environments/workplace_assist
 // Keyed by base environment name; each oracle is typed by its own task, checked by taskSchema first.
 const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   agentif: agentifOracle,
+  aviary_bixbench: aviaryBixbenchOracle,
+  aviary_bixbench_hypothesis: aviaryBixbenchHypothesisOracle,
   aviary_gsm8k: aviaryGsm8kOracle,
   aviary_hotpotqa: aviaryHotpotqaOracle,
   blackjack: blackjackOracle,
