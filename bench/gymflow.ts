@@ -60,24 +60,38 @@ function cpuSeconds(): number {
 }
 
 /**
- * Samples this process's RSS (the worker and the load generator) while a case runs, then reports the peak
- * in each quarter of its wall time: flat memory over a long campaign shows as four similar figures.
+ * Samples this process's memory (the worker and the load generator) while a case runs, then reports the peak
+ * in each quarter of its wall time: flat memory over a long campaign shows as four similar figures. RSS
+ * includes garbage not yet collected; under `node --expose-gc` each sample also collects first and reads the
+ * live heap, which is what a leak would grow.
  */
-function rssByQuarter(): { stop(): Record<string, number> } {
-  const samples: number[] = [];
-  const take = () => samples.push(process.memoryUsage.rss() / 2 ** 20);
+function memoryByQuarter(): { stop(): Record<string, number> } {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  const rss: number[] = [];
+  const live: number[] = [];
+  const take = () => {
+    rss.push(process.memoryUsage.rss() / 2 ** 20);
+    if (collect) {
+      collect();
+      live.push(process.memoryUsage().heapUsed / 2 ** 20);
+    }
+  };
   take();
-  const timer = setInterval(take, 250);
+  const timer = setInterval(take, collect ? 2000 : 250);
+  const quarters = (name: string, samples: number[]) => {
+    const n = samples.length;
+    return Object.fromEntries(
+      [0, 1, 2, 3].map((q) => {
+        const from = Math.floor((q * n) / 4);
+        return [`${name}_q${q + 1}`, Math.max(...samples.slice(from, Math.max(Math.floor(((q + 1) * n) / 4), from + 1)))];
+      }),
+    );
+  };
   return {
     stop() {
       clearInterval(timer);
       take();
-      const n = samples.length;
-      const peakOf = (q: number) => {
-        const from = Math.floor((q * n) / 4);
-        return Math.max(...samples.slice(from, Math.max(Math.floor(((q + 1) * n) / 4), from + 1)));
-      };
-      return { rss_mib_q1: peakOf(0), rss_mib_q2: peakOf(1), rss_mib_q3: peakOf(2), rss_mib_q4: peakOf(3) };
+      return { ...quarters('rss_mib', rss), ...(collect ? quarters('live_heap_mib', live) : {}) };
     },
   };
 }
@@ -148,7 +162,7 @@ runMain(async () => {
                   ...(flags.shards ? { shards: flags.shards } : { shards: Math.max(1, Math.ceil(concurrency / 128)) }),
                 });
                 const cpu0 = cpuSeconds();
-                const rss = rssByQuarter();
+                const memory = memoryByQuarter();
                 const started = performance.now();
                 let recorded: number;
                 if (grain === 'inprocess') recorded = await inProcess(config, worker.gateway);
@@ -159,13 +173,13 @@ runMain(async () => {
                 }
                 const seconds = (performance.now() - started) / 1000;
                 const cpu = cpuSeconds() - cpu0;
-                const rssQuarters = rss.stop();
+                const memoryQuarters = memory.stop();
                 const sample: Sample = {
                   units: recorded,
                   seconds,
                   cpu_ms_per_rollout: (cpu * 1000) / recorded,
                   bench_rss_mib: process.memoryUsage().rss / 2 ** 20,
-                  ...rssQuarters,
+                  ...memoryQuarters,
                   store_bytes_per_rollout: folderBytes(runDir) / recorded,
                 };
                 if (grain !== 'inprocess' && flags.histories) {
