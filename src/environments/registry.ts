@@ -37,6 +37,7 @@ import { spartqa } from './spartqa';
 import { parallelToolCallsSingleStepToolUseWithArgumentComparison, singleStepToolUseWithArgumentComparison } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
 import { sweRepair } from './swe_repair';
+import { swebench } from './swebench';
 import { terminalBench21 } from './terminal_bench_2_1';
 import { structuredOutputs } from './structured_outputs';
 import { vcqa } from './vcqa';
@@ -81,6 +82,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   singleStepToolUseWithArgumentComparison,
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   sweRepair,
+  swebench,
   terminalBench21,
   vcqa,
   pinchbench,
