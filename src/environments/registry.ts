@@ -11,6 +11,7 @@ import { aviaryHotpotqa } from './aviary_hotpotqa';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
+import { deepswe } from './deepswe';
 import { conversationalToolUseSimulation } from './conversational_tool_use_simulation';
 import { equivalenceLlmJudge } from './equivalence_llm_judge';
 import { exampleMultiStep } from './example_multi_step';
@@ -83,6 +84,7 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   sweRepair,
   swebench,
+  deepswe,
   terminalBench21,
   vcqa,
   pinchbench,

@@ -32,3 +32,14 @@ export function runShell(sandbox: Sandbox, line: string, options: { cwd?: string
 export async function fileExists(sandbox: Sandbox, file: string): Promise<boolean> {
   return (await runShell(sandbox, `test -f ${quote(file)}`, { timeoutMs: 30_000 })).exitCode === 0;
 }
+
+/**
+ * A file's bytes from anywhere the sandbox can read: copied into its /tmp first, the one place besides the
+ * workdir every provider's file operations reach.
+ */
+export async function readAnywhere(sandbox: Sandbox, file: string): Promise<Buffer> {
+  const copy = `/tmp/gymflow-read-${file.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+  const result = await runShell(sandbox, `cp ${quote(file)} ${quote(copy)}`, { timeoutMs: 60_000 });
+  if (result.exitCode !== 0) throw new GymError('ENV_ERROR', `cannot read ${file} in sandbox ${sandbox.id}: ${result.stderr.trim() || `exit ${result.exitCode}`}`);
+  return sandbox.readFile(copy);
+}
