@@ -6,10 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# What the coding tasks run: their tests (python3) and the repository they repair (git). Changing this
-# list changes the cache key, so the next run builds a new tarball.
+# What the coding tasks run: their tests (python3), the repository they repair (git) and patch, SWE-bench's last
+# way of applying a model's diff (swebench's grading). Changing this list changes the cache key, so the next run
+# builds a new tarball.
 SUITE=bookworm
-PACKAGES=(python3 git)
+PACKAGES=(python3 git patch)
 
 missing=()
 command -v dockerd >/dev/null || missing+=(docker.io)

@@ -13,6 +13,7 @@ import { aviaryHotpotqa } from './aviary_hotpotqa';
 import { blackjack } from './blackjack';
 import { citationIf } from './citation_if';
 import { codeGen } from './code_gen';
+import { deepswe } from './deepswe';
 import { conversationalToolUseSimulation } from './conversational_tool_use_simulation';
 import { equivalenceLlmJudge } from './equivalence_llm_judge';
 import { exampleMultiStep } from './example_multi_step';
@@ -39,6 +40,7 @@ import { spartqa } from './spartqa';
 import { parallelToolCallsSingleStepToolUseWithArgumentComparison, singleStepToolUseWithArgumentComparison } from './single_step_tool_use_with_argument_comparison';
 import { stringMatch } from './string_match';
 import { sweRepair } from './swe_repair';
+import { swebench } from './swebench';
 import { terminalBench21 } from './terminal_bench_2_1';
 import { structuredOutputs } from './structured_outputs';
 import { vcqa } from './vcqa';
@@ -85,6 +87,8 @@ const ENVIRONMENTS: readonly AnyEnvironment[] = [
   singleStepToolUseWithArgumentComparison,
   parallelToolCallsSingleStepToolUseWithArgumentComparison,
   sweRepair,
+  swebench,
+  deepswe,
   terminalBench21,
   vcqa,
   pinchbench,

@@ -100,7 +100,24 @@ export interface SandboxedTasks<Task> {
   /** The repository's files by path relative to `workdir`. */
   repository(task: Task): Record<string, string>;
   prompt(task: Task): string;
-  verify(task: Task, sandbox: Sandbox): Promise<VerifyResult>;
+  /**
+   * Readies a sandbox once the repository's files are in it: `agent` before the harness starts, `verifier`
+   * for each fresh sandbox verify asks for (committing the files as the task's base commit, a history scrub).
+   */
+  setup?(task: Task, sandbox: Sandbox, phase: SandboxPhase): Promise<void>;
+  /** Grades what the harness left in `sandbox`; `sandboxes` makes more, for graders that test in a fresh one. */
+  verify(task: Task, sandbox: Sandbox, sandboxes?: VerifySandboxes): Promise<VerifyResult>;
+}
+
+export type SandboxPhase = 'agent' | 'verifier';
+
+export interface VerifySandboxes {
+  /**
+   * A new sandbox made as the harness's was (its image, workdir, repository, empty scratch folders, `setup`
+   * as a verifier) with no network at all: where NeMo Gym's SWE servers test a captured patch. It is
+   * destroyed with the harness's.
+   */
+  fresh(): Promise<Sandbox>;
 }
 
 export type AgentKind = 'simple_agent' | 'non_executing_agent' | 'gymnasium_agent';

@@ -1,17 +1,17 @@
 // One harness rollout in a sandbox: provision it (the task's repository or an empty folder, the harness's
 // install shown read-only, only the gateway reachable), run the CLI headless under a deadline, grade a
-// sandboxed task with its tests in the same sandbox, and destroy the sandbox whatever happened.
+// sandboxed task with its tests (in the same sandbox, or fresh ones it asks for), and destroy them all whatever happened.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GymError } from '../errors';
-import type { AnyEnvironment } from '../environments/types';
+import type { AnyEnvironment, SandboxPhase } from '../environments/types';
 import type { Sandbox, SandboxProvider } from '../sandboxes/provider';
 import type { SandboxLabels } from '../sandboxes/schema';
 import type { ModelCallRecord } from '../schemas/records';
 import type { VerifyResult } from '../schemas/verify';
 import { requireInstalled } from './install';
-import { harnessPrompt, harnessWork } from './task';
+import { harnessPrompt, harnessWork, type HarnessWork } from './task';
 import { KEY_IN_FILE, type HarnessAdapter, type HarnessReport } from './types';
 
 /** The run's own HOME inside the sandbox (the sandbox's private /tmp): state, sqlite and caches go there. */
@@ -95,6 +95,19 @@ async function scratchMounts(paths: readonly string[]): Promise<{ mounts: { host
   return { mounts, remove };
 }
 
+/**
+ * A sandboxed task's start in `sandbox`: the repository's files written into the workdir, then the task's
+ * own setup for `phase` (the harness's sandbox, or a verifier's fresh one).
+ */
+export async function provisionTask(sandbox: Sandbox, work: Pick<HarnessWork, 'workdir' | 'files' | 'sandboxed'>, task: unknown, phase: SandboxPhase, signal?: AbortSignal): Promise<void> {
+  await writeFiles(
+    sandbox,
+    Object.entries(work.files).map(([file, content]) => ({ path: `${work.workdir}/${file}`, content })),
+    signal,
+  );
+  await work.sandboxed?.setup?.(task, sandbox, phase);
+}
+
 export async function runHarnessRollout(input: HarnessRolloutInput): Promise<HarnessRun> {
   const { harness, task } = input;
   const work = harnessWork(input.env, task, input.label ?? 'the task');
@@ -122,9 +135,25 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
     throw e;
   }
   input.onSandbox?.(sandbox.id);
+  const verifiers: { sandbox?: Sandbox; scratch: Awaited<ReturnType<typeof scratchMounts>> }[] = [];
+  /** A verifier's sandbox: the harness's start again (image, repository, setup), empty scratch folders, no network. */
+  const fresh = async (): Promise<Sandbox> => {
+    const made: (typeof verifiers)[number] = { scratch: await scratchMounts(work.scratch ?? []) };
+    verifiers.push(made);
+    made.sandbox = await input.provider.create({
+      ...(input.image !== undefined ? { image: input.image } : {}),
+      workdir,
+      network: { mode: 'none' },
+      mounts: made.scratch.mounts,
+      resources: { lifetimeMs: input.timeoutMs + SANDBOX_MARGIN_MS },
+      labels: input.labels,
+    });
+    input.onSandbox?.(made.sandbox.id);
+    await provisionTask(made.sandbox, work, task, 'verifier', input.signal);
+    return made.sandbox;
+  };
   try {
-    const repository = Object.entries(work.files).map(([file, content]) => ({ path: `${workdir}/${file}`, content }));
-    await writeFiles(sandbox, repository, input.signal);
+    await provisionTask(sandbox, work, task, 'agent', input.signal);
     // A file that must hold the key gets it only here, inside the sandbox; the invocation itself never does.
     await writeFiles(
       sandbox,
@@ -150,13 +179,13 @@ export async function runHarnessRollout(input: HarnessRolloutInput): Promise<Har
       stderrTail: result.stderr.slice(-8000),
       report: harness.report(result.stdout),
     };
-    if (result.exitCode === 0 && !result.timedOut && work.sandboxed) run.verify = await work.sandboxed.verify(task, sandbox);
+    if (result.exitCode === 0 && !result.timedOut && work.sandboxed) run.verify = await work.sandboxed.verify(task, sandbox, { fresh });
     return run;
   } finally {
     try {
-      await sandbox.destroy();
+      await Promise.all([sandbox.destroy(), ...verifiers.map((v) => v.sandbox?.destroy())]);
     } finally {
-      await scratch.remove();
+      await Promise.all([scratch.remove(), ...verifiers.map((v) => v.scratch.remove())]);
     }
   }
 }

@@ -2,7 +2,8 @@
 // tools (picked from the request's tool list by their schemas), to write the task's reference fix, then finishes.
 import type { ConversationItem, FunctionCallItem } from '../../schemas/responses';
 import { assistantMessage } from '../example_single_tool_call';
-import type { Oracle } from '../oracle';
+import type { Oracle, OracleOptions } from '../oracle';
+import type { TaskRow } from '../../schemas/task';
 import { WORKDIR, type SweRepairTask } from '.';
 
 export interface ToolSchema {
@@ -120,3 +121,28 @@ export const sweRepairOracle: Oracle<SweRepairTask> = (task, history, { correct,
   if (finish && !done(finish.name)) return [call(finish.name, finishArguments(finish), made.length)];
   return [assistantMessage('done')];
 };
+
+/** One shell line that writes `content` to `file` (base64, so nothing needs quoting). */
+export function writeFileLine(file: string, content: string): string {
+  return `printf '%s' '${Buffer.from(content).toString('base64')}' | base64 -d > ${file}`;
+}
+
+/**
+ * The oracle of a task a harness solves with one shell line (a reference solution or patch): played right, the
+ * line through the harness's own shell tool, then its finishing tool. Stateless, the history says what ran.
+ * Played wrong, for a task without a line or a harness without a shell, it finishes without touching anything.
+ */
+export function shellLineOracle<Task extends TaskRow>(lineOf: (task: Task, options: OracleOptions) => string | undefined): Oracle<Task> {
+  return (task, history, options) => {
+    const { correct, tools = [] } = options;
+    const schemas = toolSchemas(tools);
+    const made = history.filter((i): i is FunctionCallItem & ConversationItem => i.type === 'function_call');
+    const done = (name: string) => made.some((c) => c.name === name);
+    const shell = shellTool(schemas);
+    const line = correct && shell && !done(shell.name) ? lineOf(task, options) : undefined;
+    if (shell && line !== undefined) return [call(shell.name, { [shell.key]: shell.list ? [line] : line }, made.length)];
+    const finish = schemas.find((t) => FINISH_TOOLS.includes(t.name));
+    if (finish && !done(finish.name)) return [call(finish.name, finishArguments(finish), made.length)];
+    return [assistantMessage('done')];
+  };
+}

@@ -7,6 +7,7 @@ import { TaskRow } from '../../schemas/task';
 import type { VerifyResult } from '../../schemas/verify';
 import type { Sandbox } from '../../sandboxes/provider';
 import { defineEnvironment } from '../define';
+import { writeThroughShell } from '../sandboxed/shell';
 import type { Environment } from '../types';
 import { anyTerminalReward, terminalBenchReward, type TestOutcome } from './reward';
 import { readTaskFolder, type TaskFolder } from './task-folder';
@@ -72,21 +73,9 @@ function folderOf(task: TerminalBench21Task): TaskFolder {
   return readTaskFolder(task.task_folder);
 }
 
-/** A shell-safe single-quoted word. */
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/**
- * The task's tests/ into /tests through the sandbox's own shell (base64 on stdin, so any provider with a
- * writable /tests takes any bytes), keeping the executable bit.
- */
+/** The task's tests/ into /tests, keeping the executable bit. */
 async function copyTests(sandbox: Sandbox, folder: TaskFolder): Promise<void> {
-  for (const file of folder.tests) {
-    const target = `${TESTS_DIR}/${file.path}`;
-    const dir = target.slice(0, target.lastIndexOf('/'));
-    const line = `mkdir -p ${quote(dir)} && base64 -d > ${quote(target)}${file.executable ? ` && chmod +x ${quote(target)}` : ''}`;
-    const result = await sandbox.exec({ command: ['sh', '-c', line], stdin: file.content.toString('base64'), timeoutMs: 60_000 });
-    if (result.exitCode !== 0) throw new GymError('ENV_ERROR', `cannot copy tests/${file.path} to ${target} in sandbox ${sandbox.id}: ${result.stderr.trim()}`);
-  }
+  for (const file of folder.tests) await writeThroughShell(sandbox, `${TESTS_DIR}/${file.path}`, file.content, { executable: file.executable });
 }
 
 async function readRewardFile(sandbox: Sandbox): Promise<string | undefined> {

@@ -1,13 +1,11 @@
 // Reads a Terminal-Bench 2.1 task folder in Harbor's layout (task.toml, instruction.md, environment/,
 // tests/, solution/): what the sandbox starts with, the tests that grade it, the reference solution, the timeouts.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { GymError } from '../../errors';
-
-/** Where repo-relative task folders are resolved from: the project's root, as NeMo Gym resolves them from its own. */
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../../..');
+import { PROJECT_ROOT, utf8Text, walkFiles } from '../sandboxed/text-folder';
 
 /** A Dockerfile without a WORKDIR leaves the harness where Terminal-Bench's images put it. */
 export const DEFAULT_WORKDIR = '/app';
@@ -48,25 +46,8 @@ function bad(dir: string, what: string): GymError {
   return new GymError('BAD_TASK', `task folder ${dir}: ${what}`);
 }
 
-/** Every file under `root`, by path relative to it (sorted, so the order is the same everywhere). */
-function walk(root: string): string[] {
-  const out: string[] = [];
-  const visit = (rel: string) => {
-    for (const name of readdirSync(path.join(root, rel)).sort()) {
-      const child = rel ? `${rel}/${name}` : name;
-      const stat = statSync(path.join(root, child));
-      if (stat.isDirectory()) visit(child);
-      else if (stat.isFile()) out.push(child);
-    }
-  };
-  visit('');
-  return out;
-}
-
 function utf8(dir: string, file: string, data: Buffer): string {
-  const text = data.toString('utf8');
-  if (!Buffer.from(text, 'utf8').equals(data)) throw bad(dir, `${file} is not UTF-8 text; the sandbox is given text files only`);
-  return text;
+  return utf8Text(data, () => bad(dir, `${file} is not UTF-8 text; the sandbox is given text files only`));
 }
 
 /** Logical lines: continuations (a trailing backslash) joined, comments and blank lines dropped. */
@@ -153,7 +134,7 @@ function readEnvironment(dir: string): { workdir: string; files: Record<string, 
     const stat = statSync(copy.src, { throwIfNoEntry: false });
     if (!stat) throw bad(dir, `environment/Dockerfile:${copy.line}: ${path.relative(envDir, copy.src)} does not exist`);
     const entries = stat.isDirectory()
-      ? walk(copy.src).map((rel) => ({ from: path.join(copy.src, rel), to: `${copy.dest}/${rel}` }))
+      ? walkFiles(copy.src).map((rel) => ({ from: path.join(copy.src, rel), to: `${copy.dest}/${rel}` }))
       : [{ from: copy.src, to: copy.toFolder ? `${copy.dest}/${path.basename(copy.src)}` : copy.dest }];
     for (const { from, to } of entries) {
       const rel = path.posix.relative(finalWorkdir, to);
@@ -201,7 +182,7 @@ export function readTaskFolder(folder: string): TaskFolder {
   const testsDir = path.join(dir, 'tests');
   if (!statSync(path.join(testsDir, 'test.sh'), { throwIfNoEntry: false })?.isFile()) throw bad(dir, 'tests/test.sh is missing: it is what decides the reward');
   const toml = readToml(dir);
-  const tests = walk(testsDir).map((rel) => {
+  const tests = walkFiles(testsDir).map((rel) => {
     const file = path.join(testsDir, rel);
     return { path: rel, content: readFileSync(file), executable: (statSync(file).mode & 0o111) !== 0 };
   });

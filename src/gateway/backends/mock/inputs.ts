@@ -80,13 +80,16 @@ export class PromptIndex<Row> {
     }
   }
 
-  /** The latest user message holding a known prompt; `length` counts the items up to it. */
+  /**
+   * The latest user message holding a known prompt; `length` counts the items up to it. OpenCode's `run`
+   * sends a message holding spaces in double quotes, its own double quotes backslash-escaped: found that way too.
+   */
   match(items: readonly unknown[]): PrefixMatch<Row> | undefined {
     for (let i = items.length - 1; i >= 0; i--) {
       if ((items[i] as { role?: string }).role !== 'user') continue;
       const text = itemText(items[i]);
       for (const [prompt, rows] of this.byPrompt) {
-        if (text.includes(prompt)) return { rows, inputKey: JSON.stringify(prompt), length: i + 1 };
+        if (text.includes(prompt) || text.includes(prompt.replaceAll('"', '\\"'))) return { rows, inputKey: JSON.stringify(prompt), length: i + 1 };
       }
     }
     return undefined;

@@ -38,6 +38,8 @@ import { spartqaOracle } from '../../../environments/spartqa/oracle';
 import { stringMatchOracle } from '../../../environments/string_match/oracle';
 import { structuredOutputsOracle } from '../../../environments/structured_outputs/oracle';
 import { sweRepairOracle } from '../../../environments/swe_repair/oracle';
+import { deepsweOracle } from '../../../environments/deepswe/oracle';
+import { swebenchOracle } from '../../../environments/swebench/oracle';
 import { terminalBench21Oracle } from '../../../environments/terminal_bench_2_1/oracle';
 import { vcqaOracle } from '../../../environments/vcqa/oracle';
 import { wmtTranslationOracle } from '../../../environments/wmt_translation/oracle';
@@ -81,7 +83,9 @@ const ORACLES: Readonly<Record<string, Oracle<any>>> = {
   spartqa: spartqaOracle,
   string_match: stringMatchOracle,
   structured_outputs: structuredOutputsOracle,
+  deepswe: deepsweOracle,
   swe_repair: sweRepairOracle,
+  swebench: swebenchOracle,
   terminal_bench_2_1: terminalBench21Oracle,
   vcqa: vcqaOracle,
   wmt_translation: wmtTranslationOracle,
