@@ -31,7 +31,7 @@ describe('gym env list', () => {
 
     // Benchmarks without a training split are for evaluation only; the rest may give training data.
     const evaluationOnly = [...rows.values()].filter((r) => (r as { evaluation_only?: boolean }).evaluation_only).map((r) => r.name);
-    expect(evaluationOnly.sort()).toEqual(['agentif', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'pinchbench', 'terminal_bench_2_1', 'wmt_translation']);
+    expect(evaluationOnly.sort()).toEqual(['agentif', 'deepswe', 'finance_agent_v2', 'finance_sec_search', 'longmemeval', 'pinchbench', 'swebench', 'terminal_bench_2_1', 'wmt_translation']);
     expect((rows.get('longmemeval') as { evaluation_only_reason?: string }).evaluation_only_reason).toMatch(/benchmark/);
     expect(rows.get('mcqa')).toMatchObject({ evaluation_only: false });
 
