@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     'same-key': { kind: 'int', default: 100, min: 1, help: 'concurrent POST /v1/runs with one request id' },
     'poll-rate': { kind: 'int', default: 1000, min: 1, help: 'GET /v1/runs/:id per second, open loop' },
     'poll-seconds': { kind: 'number', default: 10, min: 1, help: 'how long to poll' },
+    'profile-api': { kind: 'string', default: '', help: "write the API process's CPU profile (node --cpu-prof) into this folder" },
   });
   const temporal = await startTestServer();
   const runsDir = await tempDir('gymflow-bench-api-runs-');
@@ -54,7 +55,8 @@ async function main(): Promise<void> {
   const tokenFile = path.join(stateDir, 'token');
   await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
   const env = { ...process.env, TEMPORAL_ADDRESS: temporal.address, GYMFLOW_LOG_LEVEL: 'error' };
-  const api = await spawnApiServe(['--port', '0', '--no-worker', '--token-file', tokenFile, '--runs-dir', runsDir, '--state-dir', stateDir], env);
+  const profile = flags['profile-api'] ? ['--cpu-prof', '--cpu-prof-interval', '100', '--cpu-prof-dir', path.resolve(flags['profile-api'])] : [];
+  const api = await spawnApiServe(['--port', '0', '--no-worker', '--token-file', tokenFile, '--runs-dir', runsDir, '--state-dir', stateDir], env, profile);
   const worker = spawn(process.execPath, [GYM, 'worker', 'start', '--task-queue', 'gymflow-api'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     const pool = new Pool(api.url, { connections: 128, pipelining: 1 });
