@@ -64,10 +64,14 @@ async function readJson(req: IncomingMessage, required: boolean): Promise<unknow
         reject(new Refusal(413, 'PAYLOAD_TOO_LARGE', `the body exceeds ${MAX_BODY_BYTES} bytes`));
       } else chunks.push(chunk);
     });
-    req.once('end', resolve);
+    let ended = false;
+    req.once('end', () => {
+      ended = true;
+      resolve();
+    });
     req.once('error', reject);
-    // After `end` this settles nothing; before it, the client went away mid-body.
-    req.once('close', () => reject(new GymError('BAD_INPUT', 'the connection closed before the whole body came')));
+    // Before `end`, the client went away mid-body. (After it, nothing to say: an error made for nothing costs its stack.)
+    req.once('close', () => ended || reject(new GymError('BAD_INPUT', 'the connection closed before the whole body came')));
   });
   if (contentType === undefined && !required && size === 0) return undefined;
   if (!isJson(contentType)) throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', `send the body as application/json, not ${contentType ?? 'without a Content-Type'}`);
