@@ -1,6 +1,6 @@
 // Which run each client request id started, in one append-only file under the API's state folder (one process
 // owns it), so a request sent again (after a timeout, or to a restarted API) finds its run instead of starting another.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, hash, randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { RunRequest } from './schemas';
 /** What must match when a request id comes again: the body without the id itself. */
 export function bodySha256(req: RunRequest): string {
   const { request_id: _id, ...settings } = req;
-  return createHash('sha256').update(canonicalJson(settings)).digest('hex');
+  return hash('sha256', canonicalJson(settings), 'hex');
 }
 
 export const LedgerEntry = z.object({
