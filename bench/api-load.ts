@@ -5,7 +5,7 @@
 // bursts against a bare node:http server give the floor on this machine at that moment (it is shared).
 //   node --import tsx bench/api-load.ts --submissions 100 --poll-rate 1000 --poll-seconds 10
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
@@ -219,6 +219,8 @@ async function main(): Promise<void> {
       await exited;
     }
     await temporal.stop();
+    // The runs' folders and the ledger: nothing reads them once the bench has printed its figures.
+    await Promise.all([runsDir, stateDir].map((dir) => rm(dir, { recursive: true, force: true })));
   }
 }
 
