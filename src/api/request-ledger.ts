@@ -280,7 +280,12 @@ function readLegacy(dir: string): LedgerEntry[] {
     .filter((n) => LEGACY_FILE.test(n))
     .map((n) => {
       const file = path.join(dir, n);
-      const parsed = LedgerEntry.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      let parsed;
+      try {
+        parsed = LedgerEntry.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      } catch (e) {
+        throw new GymError('INTERNAL', `${file} is not a request record: ${(e as Error).message}`);
+      }
       if (!parsed.success) throw new GymError('INTERNAL', `${file} is not a request record: ${parsed.error.issues[0]?.message}`);
       return parsed.data;
     });
