@@ -45,6 +45,24 @@ export function cpuMs(pid: number): number {
   return stat.cpu * 1000;
 }
 
+const schedNs = (file: string) => Number(readFileSync(file, 'utf8').split(' ')[0]);
+
+/**
+ * CPU milliseconds from the scheduler's nanosecond counters (/proc/PID/task/TID/schedstat), where cpuMs counts
+ * 10 ms ticks: the main thread's (a Node process's event loop) and all its threads' (thread pool, GC helpers).
+ */
+export function threadCpuMs(pid: number): { main: number; all: number } {
+  let all = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      all += schedNs(`/proc/${pid}/task/${tid}/schedstat`);
+    } catch {
+      // The thread ended since the listing.
+    }
+  }
+  return { main: schedNs(`/proc/${pid}/task/${pid}/schedstat`) / 1e6, all: all / 1e6 };
+}
+
 function readCmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');

@@ -76,6 +76,8 @@ export interface PlannedRun {
   /** The routed rows, written into the run folder once it is prepared (a run from config_paths). */
   materialized?: string[];
   datasetHash?: string;
+  /** The run folder does not exist yet (its check found so): it holds no other run. */
+  folderMissing: boolean;
 }
 
 /** What only a run from a NeMo Gym configuration takes. */
@@ -118,7 +120,7 @@ export async function runFromRequest(req: RunRequest, requestId: string | undefi
     }
   };
   const flags = inTerms(() => ({ ...configToFlags(settings, EVAL_RUN_FLAG_NAMES, 'request'), output: runFolder(req, requestId, policy.runsDir), 'task-queue': policy.taskQueue }));
-  let planned: PlannedRun;
+  let planned: Omit<PlannedRun, 'folderMissing'>;
   if (files === undefined) planned = { config: inTerms(() => buildRunConfig(flags, warn)) };
   else {
     // The configuration reads no variable of the API's host but those it lends to runs: a request must
@@ -147,12 +149,11 @@ export async function runFromRequest(req: RunRequest, requestId: string | undefi
   // Checked, not made: the folder is made when the run starts, after the answer (the runs folder was proven
   // writable when the API started).
   try {
-    missingFolders(planned.config.runDir);
+    return { ...planned, folderMissing: missingFolders(planned.config.runDir).includes(planned.config.runDir) };
   } catch (e) {
     if (!(e instanceof GymError)) throw e;
     // The folder is named by output, or else by run_id.
     const field = req.output === undefined && req.run_id !== undefined ? 'run_id' : 'output';
     throw fieldError(e.code, e.message.replace('--output', field === 'output' ? 'output' : 'the folder of run_id'), field);
   }
-  return planned;
 }

@@ -10,7 +10,7 @@ import { listRuns, parseRunStatus } from '../runs/list';
 import { describeRun } from '../runs/status';
 import { runWorkflowId } from '../../workflows/definitions';
 import { errorResponse, fieldError } from './errors';
-import { bodySha256, RequestLedger, type LedgerEntry } from './request-ledger';
+import { bodySha256, type LedgerEntry, type RequestLedger } from './request-ledger';
 import { inRequestTerms, runFromRequest, type ApiPolicy, type PlannedRun } from './run-request';
 import { writeMaterialized } from '../cli/commands/eval-run';
 import { QuietGate, RunStarter } from './run-starter';
@@ -54,14 +54,14 @@ export class RunsService {
     private readonly opts: {
       client: () => Client;
       policy: ApiPolicy;
-      /** Where request ids are recorded. */
-      requestsDir: string;
+      /** Where request ids are recorded (opened by the caller, who closes it after this service). */
+      ledger: RequestLedger;
       logger: Logger;
       /** How long one status lookup answers every poll of that run: pollers share it instead of each querying the workflow. */
       statusCacheMs: number;
     },
   ) {
-    this.ledger = new RequestLedger(opts.requestsDir);
+    this.ledger = opts.ledger;
     this.views = new ViewCache<RunView>({
       freshMs: opts.statusCacheMs,
       endedFreshMs: Math.max(opts.statusCacheMs, ENDED_VIEW_MS),
@@ -83,8 +83,8 @@ export class RunsService {
   }
 
   /** Starts the runs of requests recorded but not known to have started (the API stopped in between). */
-  async recover(): Promise<number> {
-    const entries = await this.ledger.unstarted();
+  recover(): number {
+    const entries = this.ledger.unstarted();
     for (const entry of entries) this.accept(entry);
     return entries.length;
   }
@@ -127,9 +127,11 @@ export class RunsService {
     if (known) return this.again(known, bodySha);
     const planned = await this.plan(req, key);
     const { config } = planned;
-    await checkRunFolder(config, planned.datasetHash);
+    // A folder found missing holds no run to conflict with.
+    if (!planned.folderMissing) await checkRunFolder(config, planned.datasetHash);
     const entry = { request_id: key, body_sha256: bodySha, request: req, run_id: config.runId, workflow_id: runWorkflowId(config.runId), run_dir: config.runDir, created_at: new Date().toISOString() };
-    const { claimed, entry: held } = this.ledger.claim(entry);
+    // Resolves once the entry is on disk (group-committed with the other claims of the moment): then it is answered.
+    const { claimed, entry: held } = await this.ledger.claim(entry);
     if (!claimed) return this.again(held, bodySha);
     this.accept(entry, planned);
     return { run_id: config.runId, workflow_id: entry.workflow_id, run_dir: config.runDir, created: true, request_id: key };
@@ -146,7 +148,9 @@ export class RunsService {
       async () => {
         planned ??= await this.plan(entry.request, entry.request_id);
         await this.startOrFind(planned);
-        await this.ledger.markStarted(entry);
+        // The run has started whatever the ledger can record: without its line, the next API start finds the
+        // workflow and records it then.
+        await this.ledger.markStarted(entry).catch((e: unknown) => this.opts.logger.error({ err: e, request_id: entry.request_id }, 'could not record that the run started'));
         this.accepted.delete(runId);
       },
       (e) => {

@@ -64,10 +64,14 @@ async function readJson(req: IncomingMessage, required: boolean): Promise<unknow
         reject(new Refusal(413, 'PAYLOAD_TOO_LARGE', `the body exceeds ${MAX_BODY_BYTES} bytes`));
       } else chunks.push(chunk);
     });
-    req.once('end', resolve);
+    let ended = false;
+    req.once('end', () => {
+      ended = true;
+      resolve();
+    });
     req.once('error', reject);
-    // After `end` this settles nothing; before it, the client went away mid-body.
-    req.once('close', () => reject(new GymError('BAD_INPUT', 'the connection closed before the whole body came')));
+    // Before `end`, the client went away mid-body. (After it, nothing to say: an error made for nothing costs its stack.)
+    req.once('close', () => ended || reject(new GymError('BAD_INPUT', 'the connection closed before the whole body came')));
   });
   if (contentType === undefined && !required && size === 0) return undefined;
   if (!isJson(contentType)) throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', `send the body as application/json, not ${contentType ?? 'without a Content-Type'}`);
@@ -177,8 +181,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     },
   ];
 
+  // The request's child logger is made only when something is logged: its bindings cost more than the rest of a
+  // poll's answer, and at the default level a served request logs nothing.
+  const infoLogged = opts.logger.isLevelEnabled('info');
   const server = http.createServer((req, res) => {
-    const log = opts.logger.child({ request: randomUUID(), method: req.method, path: (req.url ?? '').split('?')[0] });
+    let child: Logger | undefined;
+    const log = () => (child ??= opts.logger.child({ request: randomUUID(), method: req.method, path: (req.url ?? '').split('?')[0] }));
     const url = new URL(req.url ?? '/', 'http://api.invalid');
     void (async () => {
       try {
@@ -191,16 +199,16 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
           throw new Refusal(401, 'UNAUTHORIZED', req.headers.authorization ? 'the bearer token is wrong' : 'send the API token as `Authorization: Bearer <token>`');
         }
         await route.handle(route.pattern.exec(url.pathname)!, req, res, url);
-        log.info({ status: res.statusCode }, 'answered');
+        if (infoLogged) log().info({ status: res.statusCode }, 'answered');
       } catch (e) {
         if (e instanceof Refusal) {
-          log.info({ status: e.status, code: e.code }, 'refused');
+          if (infoLogged) log().info({ status: e.status, code: e.code }, 'refused');
           // The body of a refused request is not read: the connection closes with the answer.
           return send(res, e.status, { error: { code: e.code, message: e.message } }, { ...(e.status === 401 ? { 'www-authenticate': 'Bearer' } : {}), connection: 'close' });
         }
         const { status, body, unexpected } = errorResponse(e);
-        if (unexpected) log.error({ err: e }, 'unexpected error');
-        else log.info({ status, code: body.error.code }, 'refused');
+        if (unexpected) log().error({ err: e }, 'unexpected error');
+        else if (infoLogged) log().info({ status, code: body.error.code }, 'refused');
         if (res.headersSent) res.end();
         else send(res, status, body);
       }

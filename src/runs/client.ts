@@ -122,8 +122,11 @@ export async function readManifest(runDir: string): Promise<Manifest | undefined
   return parsed.data;
 }
 
+/** Made once: zod compiles a schema's parser on its first use, and `.strip()` makes a new schema. */
+const StrippedRunInput = RunInputSchema.strip();
+
 export function runInput(config: RunConfig): RunInput {
-  return RunInputSchema.strip().parse(config);
+  return StrippedRunInput.parse(config);
 }
 
 /** What the memo of a run's workflow execution says: its folder, identity, and whether it is a retry. */

@@ -29,6 +29,8 @@ let workerDone: Promise<unknown>;
 let stopWorker: () => void;
 let runsDir: string;
 let stateDir: string;
+let ledger: RequestLedger;
+let runs: RunsService;
 let api: ApiServer;
 let gym: GymflowClient;
 
@@ -36,14 +38,26 @@ function service(): RunsService {
   return new RunsService({
     client: () => client,
     policy: { runsDir, taskQueue: TASK_QUEUE, allowedSecretEnv: new Set(['GYM_TEST_KEY']) },
-    requestsDir: path.join(stateDir, 'requests'),
+    ledger,
     logger: quietLogger,
     statusCacheMs: 0,
   });
 }
 
-async function serve(): Promise<ApiServer> {
-  return startApiServer({ host: '127.0.0.1', port: 0, token: TOKEN, runs: service(), logger: quietLogger, eventIntervalMs: 200 });
+async function serve(): Promise<void> {
+  runs = service();
+  api = await startApiServer({ host: '127.0.0.1', port: 0, token: TOKEN, runs, logger: quietLogger, eventIntervalMs: 200 });
+  gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+}
+
+/** The API stopped and started again, as gym api serve does it: the ledger read back from disk, then what it holds recovered. */
+async function restart(): Promise<number> {
+  await api.close();
+  runs.close();
+  await ledger.close();
+  ledger = await RequestLedger.open(path.join(stateDir, 'requests'));
+  await serve();
+  return runs.recover();
 }
 
 beforeAll(async () => {
@@ -54,12 +68,14 @@ beforeAll(async () => {
   workerDone = worker.run(new Promise<void>((resolve) => (stopWorker = resolve)));
   runsDir = await tempDir('gymflow-api-runs-');
   stateDir = await tempDir('gymflow-api-state-');
-  api = await serve();
-  gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+  ledger = await RequestLedger.open(path.join(stateDir, 'requests'));
+  await serve();
 });
 
 afterAll(async () => {
   await api?.close();
+  runs?.close();
+  await ledger?.close();
   stopWorker?.();
   await workerDone;
   await connection?.close();
@@ -189,9 +205,7 @@ describe('a run started over HTTP', () => {
     expect([conflict.status, conflict.code, conflict.field]).toEqual([409, 'CONFLICT', 'request_id']);
 
     await gym.waitForEnd(run_id);
-    await api.close();
-    api = await serve();
-    gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+    expect(await restart()).toBe(0);
     const again = await gym.startRun(body, { idempotencyKey: 'nightly-42' });
     expect(again).toMatchObject({ run_id, created: false });
     expect(await executions(workflow_id)).toBe(1);
@@ -200,7 +214,7 @@ describe('a run started over HTTP', () => {
   it('starts the run of a recorded request id whose run never started (the API stopped in between)', async () => {
     const body = mcqa({ limit: 1, num_repeats: 1, run_id: 'never-started' });
     // What the ledger holds when the API stopped after recording the request and before starting its run.
-    await new RequestLedger(path.join(stateDir, 'requests')).claim({
+    await ledger.claim({
       request_id: 'never-started',
       body_sha256: bodySha256(body),
       request: body,
@@ -223,12 +237,10 @@ describe('a run started over HTTP', () => {
     expect(['starting', 'running', 'completed']).toContain((await gym.getRun('accepted-first')).status);
     expect((await gym.waitForEnd('accepted-first')).status).toBe('completed');
     expect(await executions('gymflow-run-accepted-first')).toBe(1);
-    const entry = await new RequestLedger(path.join(stateDir, 'requests')).read('accepted-first');
-    expect(entry?.started_at).toBeDefined();
+    await waitFor(async () => ledger.read('accepted-first')?.started_at !== undefined, 'the ledger to record that the run started', 30_000);
   });
 
   it('starts, when it comes up, the runs of recorded requests it had not started, and gives up on one that cannot start', async () => {
-    const ledger = new RequestLedger(path.join(stateDir, 'requests'));
     const record = (runId: string, body: RunRequest) =>
       ledger.claim({
         request_id: runId,
@@ -244,24 +256,22 @@ describe('a run started over HTTP', () => {
     // Its input is gone since it was accepted: it can never start.
     const lost = mcqa({ limit: 1, num_repeats: 1, run_id: 'lost-input', input: path.join(stateDir, 'deleted.jsonl') });
     await record('lost-input', lost);
-    const restarted = service();
-    try {
-      expect(await restarted.recover()).toBe(2);
-      await waitFor(async () => (await restarted.view('recovered')).status === 'completed', 'the recovered run to complete', 60_000);
-      expect(await executions('gymflow-run-recovered')).toBe(1);
-      expect((await ledger.read('recovered'))?.started_at).toBeDefined();
-      await waitFor(async () => (await restarted.view('lost-input')).status === 'failed', 'the run that cannot start to show as failed', 30_000);
-      const failed = await restarted.view('lost-input');
-      expect(failed.start_error?.code).toBe('NOT_FOUND');
-      expect(failed.start_error?.message).toMatch(/deleted\.jsonl/);
-      // Its request id is released: sent again, it is checked (and refused) anew.
-      expect(await ledger.read('lost-input')).toBeUndefined();
-      expect(await executions('gymflow-run-lost-input')).toBe(0);
-      // Nothing is left to recover.
-      expect(await service().recover()).toBe(0);
-    } finally {
-      restarted.close();
-    }
+    // The API stops before it starts them; the next one reads them back from disk.
+    expect(await restart()).toBe(2);
+    await waitFor(async () => (await runs.view('recovered')).status === 'completed', 'the recovered run to complete', 60_000);
+    expect(await executions('gymflow-run-recovered')).toBe(1);
+    expect(ledger.read('recovered')?.started_at).toBeDefined();
+    await waitFor(async () => (await runs.view('lost-input')).status === 'failed', 'the run that cannot start to show as failed', 30_000);
+    const failed = await gym.getRun('lost-input');
+    expect(failed.start_error?.code).toBe('NOT_FOUND');
+    expect(failed.start_error?.message).toMatch(/deleted\.jsonl/);
+    // Its request id is released: sent again, it is checked (and refused) anew.
+    expect(ledger.read('lost-input')).toBeUndefined();
+    expect(await executions('gymflow-run-lost-input')).toBe(0);
+    // Nothing is left to recover: the start and the release were written down too.
+    expect(await restart()).toBe(0);
+    expect(ledger.read('recovered')?.started_at).toBeDefined();
+    expect(ledger.read('lost-input')).toBeUndefined();
   });
 
   it('pauses, resumes and cancels a run', async () => {

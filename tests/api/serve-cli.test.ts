@@ -34,15 +34,19 @@ let upstream: FakeOpenAIUpstream;
 /** The variable a configuration's key for model server `keyed_model` is lent under, allowed to runs. */
 const KEYED_VARIABLE = 'GYMFLOW_API_KEY_KEYED_MODEL';
 
-beforeAll(async () => {
-  [temporal, upstream] = await Promise.all([startTestServer(), startFakeOpenAIUpstream()]);
-  runsDir = await tempDir('gymflow-api-cli-runs-');
-  stateDir = await tempDir('gymflow-api-cli-state-');
-  api = await spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE, '--allow-secret-env', KEYED_VARIABLE], {
+/** `gym api serve` on this file's folders, as first started and as started again after a crash. */
+const serve = () =>
+  spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--runs-dir', runsDir, '--state-dir', stateDir, '--task-queue', TASK_QUEUE, '--allow-secret-env', KEYED_VARIABLE], {
     GYM_API_TOKEN: TOKEN,
     TEMPORAL_ADDRESS: temporal.address,
     GYMFLOW_LOG_LEVEL: 'info',
   });
+
+beforeAll(async () => {
+  [temporal, upstream] = await Promise.all([startTestServer(), startFakeOpenAIUpstream()]);
+  runsDir = await tempDir('gymflow-api-cli-runs-');
+  stateDir = await tempDir('gymflow-api-cli-state-');
+  api = await serve();
 });
 
 afterAll(async () => {
@@ -226,5 +230,43 @@ describe('gym api serve', () => {
     const everywhere = [...histories.flatMap((h) => historyTexts(h.json)), ...textsUnder(started.run_dir), ...textsUnder(again.run_dir), ...textsUnder(stateDir), api.log()];
     expect(everywhere.some((t) => t.includes(KEYED_VARIABLE))).toBe(true);
     for (const secret of [FIRST, SECOND]) expect(everywhere.filter((t) => t.includes(secret))).toEqual([]);
+  }, 240_000);
+  it('keeps every request id it answered through a SIGKILL mid-burst, refuses a second API on its state folder, and starts what it recorded when it comes up again', async () => {
+    const second = await spawnApiServe(['--port', '0', '--token-env', 'GYM_API_TOKEN', '--state-dir', stateDir, '--runs-dir', runsDir, '--no-worker'], {
+      GYM_API_TOKEN: TOKEN,
+      TEMPORAL_ADDRESS: temporal.address,
+    }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(second?.message).toMatch(new RegExp(`request ledger in \\S+ is in use by process ${api.child.pid}; give each gym api serve its own --state-dir`));
+
+    let gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+    const body = (i: number) => ({ env: 'mcqa', model: 'mock' as const, input: MCQA, limit: 1, run_id: `crashed-${i}` });
+    const sent = Array.from({ length: 30 }, (_, i) => gym.startRun(body(i), { idempotencyKey: `crashed-${i}` }).catch(() => undefined));
+    // Killed once the first answer is out: the rest were being validated, recorded or answered.
+    await Promise.race(sent);
+    const killed = new Promise((resolve) => api.child.once('exit', resolve));
+    api.child.kill('SIGKILL');
+    await killed;
+    const answered = (await Promise.all(sent)).map((a) => a !== undefined);
+    expect(answered.filter(Boolean).length).toBeGreaterThan(0);
+
+    // Its lock names a process that is gone: the next API takes the folder over.
+    api = await serve();
+    gym = new GymflowClient({ baseUrl: api.url, token: TOKEN });
+    for (let i = 0; i < 30; i++) {
+      const again = await gym.startRun(body(i), { idempotencyKey: `crashed-${i}` });
+      expect(again.run_id).toBe(`crashed-${i}`);
+      // An id answered before the crash was on disk by then: sent again, it finds its run instead of making one.
+      if (answered[i]) expect(again.created, `crashed-${i}`).toBe(false);
+    }
+    const client = await temporal.client();
+    for (let i = 0; i < 30; i++) {
+      expect((await gym.waitForEnd(`crashed-${i}`)).status).toBe('completed');
+      let executions = 0;
+      for await (const _ of client.workflow.list({ query: `WorkflowId = "gymflow-run-crashed-${i}"` })) executions++;
+      expect(executions, `crashed-${i}`).toBe(1);
+    }
   }, 240_000);
 });

@@ -11,8 +11,9 @@ export interface ApiProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnApiServe(args: string[], env: Record<string, string | undefined>): Promise<ApiProcess> {
-  const child = spawn(process.execPath, [GYM, 'api', 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `nodeArgs` go to node itself, before the gym script (the load bench's `--cpu-prof`). */
+export async function spawnApiServe(args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<ApiProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, GYM, 'api', 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { GymError } from '../../errors';
 import { loadToken } from '../../api/auth';
+import { RequestLedger } from '../../api/request-ledger';
 import { RunsService } from '../../api/runs-service';
 import { startApiServer } from '../../api/server';
 import { intFlag, parseFlags } from '../args';
@@ -51,16 +52,19 @@ export async function apiServe(argv: string[], logger: Logger, say: (line: strin
   const runsDir = path.resolve(values['runs-dir'] ?? 'runs');
   // Once here, so a run's folder need only be found free when it is asked for (and made when it starts).
   checkOutputDir(runsDir, '--runs-dir');
+  // Before the Temporal session: a state folder another API holds is refused at once. (Should this process
+  // fail before it closes the ledger, its lock names a pid that is gone, and the next API takes it over.)
+  const ledger = await RequestLedger.open(path.join(path.resolve(values['state-dir'] ?? '.gymflow/api'), 'requests'));
   const session = await openSession(say);
   const worker = values['no-worker'] ? undefined : await startWorker(session, logger, taskQueue);
   const runs = new RunsService({
     client: () => session.client,
     policy: { runsDir, taskQueue, allowedSecretEnv: new Set(values['allow-secret-env'] ?? []) },
-    requestsDir: path.join(path.resolve(values['state-dir'] ?? '.gymflow/api'), 'requests'),
+    ledger,
     logger: logger.child({ component: 'api' }),
     statusCacheMs,
   });
-  const recovered = await runs.recover();
+  const recovered = runs.recover();
   if (recovered) say(`gym api: starting the runs of ${recovered} recorded request(s) whose run had not started`);
   const server = await startApiServer({ host: values.host ?? '127.0.0.1', port, token, runs, logger: logger.child({ component: 'api' }) });
   say(`gym api: serving on ${server.url} (task queue ${taskQueue}, ${worker ? 'worker in this process' : 'no worker here'})`);
@@ -71,6 +75,7 @@ export async function apiServe(argv: string[], logger: Logger, say: (line: strin
   } finally {
     await server.close();
     runs.close();
+    await ledger.close();
     await session.close();
   }
 }
