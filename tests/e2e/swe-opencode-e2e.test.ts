@@ -2,8 +2,6 @@
 // does) in durable evals: a real Temporal dev server, gateway and mock model; real containers of a private dockerd
 // (the task image built offline by scripts/setup-docker.sh; needs root), one run in a local jail. Each rollout's patch
 // is taken from OpenCode's sandbox and graded in a fresh one, as NeMo Gym's swebench and deepswe servers grade it.
-import { readdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerProvider } from '../../src/sandboxes/docker/provider';
@@ -11,6 +9,7 @@ import { sandboxProvider } from '../../src/sandboxes/registry';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { backgroundRuns, jsonlIfPresent, modelCalls, runOutcome } from '../helpers/run-folder';
+import { expectNothingLeftBehind, scratchFolders } from '../helpers/sandbox-leftovers';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const DATA = path.resolve(import.meta.dirname, '../../src/environments');
@@ -18,8 +17,6 @@ const SWEBENCH_ROWS = path.join(DATA, 'swebench/data/example.jsonl');
 const DEEPSWE_ROWS = path.join(DATA, 'deepswe/data/example.jsonl');
 const HARNESS_TIMEOUT_MS = 300_000;
 const TEST_TIMEOUT_MS = 600_000;
-
-const scratchFolders = () => new Set(readdirSync(os.tmpdir()).filter((n) => n.startsWith('gymflow-scratch-')));
 
 interface Played {
   runId: string;
@@ -153,12 +150,11 @@ describe('after the runs', () => {
     'leaves no sandbox, harness or verifier, and no scratch folder behind',
     async () => {
       const played = await plays.all();
-      const local = await sandboxProvider('local');
-      for (const p of played) {
-        expect(await provider.list({ run: p.runId })).toEqual([]);
-        expect(await local.list({ run: p.runId })).toEqual([]);
-      }
-      expect([...scratchFolders()].filter((n) => !scratchBefore.has(n))).toEqual([]);
+      await expectNothingLeftBehind(
+        [provider, await sandboxProvider('local')],
+        played.map((p) => p.runId),
+        scratchBefore,
+      );
     },
     TEST_TIMEOUT_MS,
   );

@@ -2,8 +2,6 @@
 // real harness CLIs (installed by `gym setup --harnesses`, as .ci/run does) play the example tasks in real
 // containers (a private dockerd, the task image built offline by scripts/setup-docker.sh; needs root), and
 // each task's own tests/test.sh, run in the same container afterwards, writes the reward.
-import { readdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerProvider } from '../../src/sandboxes/docker/provider';
@@ -11,6 +9,7 @@ import { sandboxProvider } from '../../src/sandboxes/registry';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
 import { backgroundRuns, modelCalls, runOutcome } from '../helpers/run-folder';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
+import { expectNothingLeftBehind, scratchFolders } from '../helpers/sandbox-leftovers';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const TASKS = path.resolve(import.meta.dirname, '../../src/environments/terminal_bench_2_1/data/example.jsonl');
@@ -18,8 +17,6 @@ const ANYTERMINAL_TASKS = path.resolve(import.meta.dirname, '../../src/environme
 /** openclaw needs tens of CPU-seconds before its first call: generous on a shared 2-core machine. */
 const HARNESS_TIMEOUT_MS = 420_000;
 const TEST_TIMEOUT_MS = 900_000;
-
-const scratchFolders = () => new Set(readdirSync(os.tmpdir()).filter((n) => n.startsWith('gymflow-scratch-')));
 
 interface Played {
   runDir: string;
@@ -167,13 +164,11 @@ describe('after the runs', () => {
     'leaves no sandbox and no scratch folder behind',
     async () => {
       const played = await plays.all();
-      const local = await sandboxProvider('local');
-      for (const p of played) {
-        expect(await provider.list({ run: p.runId })).toEqual([]);
-        expect(await local.list({ run: p.runId })).toEqual([]);
-      }
-      const left = [...scratchFolders()].filter((n) => !scratchBefore.has(n));
-      expect(left).toEqual([]);
+      await expectNothingLeftBehind(
+        [provider, await sandboxProvider('local')],
+        played.map((p) => p.runId),
+        scratchBefore,
+      );
     },
     TEST_TIMEOUT_MS,
   );
