@@ -9,7 +9,7 @@ import { sandboxProvider } from '../../src/sandboxes/registry';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
 import { backgroundRuns, jsonlIfPresent, modelCalls, runOutcome } from '../helpers/run-folder';
-import { expectNothingLeftBehind, scratchFolders } from '../helpers/sandbox-leftovers';
+import { expectNothingLeftBehind, privateTmpdir, scratchFolders } from '../helpers/sandbox-leftovers';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const DATA = path.resolve(import.meta.dirname, '../../src/environments');
@@ -50,6 +50,7 @@ async function play(env: string, inputFile: string, p: { accuracy: number; seed:
 }
 
 beforeAll(async () => {
+  privateTmpdir();
   scratchBefore = scratchFolders();
   server = await startTestServer();
   // The jail's run starts while the engine comes up and imports the image.

@@ -9,7 +9,7 @@ import { sandboxProvider } from '../../src/sandboxes/registry';
 import { startTestDockerEngine, type TestDockerEngine } from '../helpers/docker-engine';
 import { backgroundRuns, modelCalls, runOutcome } from '../helpers/run-folder';
 import { runConfig, runInProcess, tempDir } from '../helpers/run';
-import { expectNothingLeftBehind, scratchFolders } from '../helpers/sandbox-leftovers';
+import { expectNothingLeftBehind, privateTmpdir, scratchFolders } from '../helpers/sandbox-leftovers';
 import { startTestServer, type TestServer } from '../helpers/temporal-server';
 
 const TASKS = path.resolve(import.meta.dirname, '../../src/environments/terminal_bench_2_1/data/example.jsonl');
@@ -57,6 +57,7 @@ async function play(p: Play): Promise<Played> {
 const start = plays.start;
 
 beforeAll(async () => {
+  privateTmpdir();
   scratchBefore = scratchFolders();
   server = await startTestServer();
   docker = await startTestDockerEngine();
