@@ -35,15 +35,19 @@ const startsWithStatus = (line: string) => STATUSES.some((s) => line.startsWith(
 
 // Python (pytest and friends, django, sympy).
 
-function parsePytest(log: string): StatusMap {
-  const map: StatusMap = new Map();
+/** pytest's status lines, each as its status and test name (a FAILED line's " - " reason joined in). */
+function* pytestStatusLines(log: string): Generator<[status: string, name: string]> {
   for (let line of log.split('\n')) {
     if (!startsWithStatus(line)) continue;
     if (line.startsWith('FAILED')) line = line.replaceAll(' - ', ' ');
     const testCase = pySplit(line);
-    if (testCase.length <= 1) continue;
-    map.set(testCase[1]!, testCase[0]!);
+    if (testCase.length > 1) yield [testCase[0]!, testCase[1]!];
   }
+}
+
+function parsePytest(log: string): StatusMap {
+  const map: StatusMap = new Map();
+  for (const [status, name] of pytestStatusLines(log)) map.set(name, status);
   return map;
 }
 
@@ -51,13 +55,9 @@ const OPTION = new PyRegex('(.*?)\\[(.*)\\]');
 
 function parsePytestOptions(log: string): StatusMap {
   const map: StatusMap = new Map();
-  for (let line of log.split('\n')) {
-    if (!startsWithStatus(line)) continue;
-    if (line.startsWith('FAILED')) line = line.replaceAll(' - ', ' ');
-    const testCase = pySplit(line);
-    if (testCase.length <= 1) continue;
-    const option = OPTION.search(testCase[1]!);
-    let name = testCase[1]!;
+  for (const [status, test] of pytestStatusLines(log)) {
+    const option = OPTION.search(test);
+    let name = test;
     if (option) {
       const main = option.groups[0]!;
       let value = option.groups[1]!;
@@ -65,7 +65,7 @@ function parsePytestOptions(log: string): StatusMap {
       if (value.startsWith('/') && !value.startsWith('//') && !value.includes('*')) value = `/${value.split('/').at(-1)}`;
       name = `${main}[${value}]`;
     }
-    map.set(name, testCase[0]!);
+    map.set(name, status);
   }
   return map;
 }
